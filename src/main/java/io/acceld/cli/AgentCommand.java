@@ -1,0 +1,67 @@
+package io.acceld.cli;
+
+import io.acceld.config.AgentConfig;
+import io.acceld.config.ConfigLoader;
+import io.acceld.config.Settings;
+import io.acceld.simulate.SimulatedNode;
+import java.nio.file.Path;
+import java.util.Optional;
+import java.util.concurrent.Callable;
+import picocli.CommandLine.Model.CommandSpec;
+import picocli.CommandLine.Option;
+import picocli.CommandLine.Spec;
+
+/**
+ * What the commands that look at the node share: the config file, the settings and simulate mode.
+ */
+abstract class AgentCommand implements Callable<Integer> {
+  @Spec CommandSpec spec;
+
+  @Option(
+      names = "--config",
+      paramLabel = "FILE",
+      description =
+          "YAML config file. Env "
+              + ConfigLoader.CONFIG_ENV
+              + "; default /etc/acceld/config.yaml when it exists.")
+  Path configFile;
+
+  @Option(
+      names = "--simulate",
+      description =
+          "Run on a built-in synthetic node (8 GPUs, two NUMA nodes, NVLink) with the NVML test"
+              + " double, instead of this machine's hardware.")
+  boolean simulate;
+
+  final CliContext context;
+
+  AgentCommand(CliContext context) {
+    this.context = context;
+  }
+
+  /**
+   * Resolves flags, env and file; in simulate mode builds the synthetic node the roots point at.
+   */
+  final Loaded load() {
+    AgentConfig config =
+        ConfigLoader.load(
+            SettingOptions.given(spec.commandLine().getParseResult()),
+            context.env(),
+            Optional.ofNullable(configFile));
+    Logging.configure(config.get(Settings.LOG_LEVEL));
+    if (!simulate) {
+      return new Loaded(config, Optional.empty());
+    }
+    boolean nvmlChosen = config.sourceOf(Settings.NVML_LIBRARY) == AgentConfig.Source.FLAG;
+    SimulatedNode node = SimulatedNode.create(context.env(), !nvmlChosen);
+    return new Loaded(config.withSimulated(node.settings()), Optional.of(node));
+  }
+
+  /** A loaded configuration and, in simulate mode, the node it runs on (deleted on close). */
+  record Loaded(AgentConfig config, Optional<SimulatedNode> simulated) implements AutoCloseable {
+    @Override
+    public void close() {
+      simulated.ifPresent(SimulatedNode::close);
+    }
+  }
+}

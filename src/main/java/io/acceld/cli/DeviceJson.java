@@ -1,0 +1,62 @@
+package io.acceld.cli;
+
+import com.fasterxml.jackson.core.JsonProcessingException;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.databind.SerializationFeature;
+import io.acceld.inventory.Device;
+import io.acceld.inventory.Inventory;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+
+/**
+ * The {@code devices --json} document: an array with one object per device. Keys are a contract for
+ * scripts: always {@code resource, id, vendor, model, pciAddress, numaNode, deviceNodes, health};
+ * {@code healthReason} when unhealthy; {@code uuid, memoryBytes, driverVersion} for NVIDIA GPUs
+ * described by NVML.
+ */
+final class DeviceJson {
+  private static final ObjectMapper MAPPER =
+      new ObjectMapper().enable(SerializationFeature.INDENT_OUTPUT);
+
+  private DeviceJson() {}
+
+  static String render(Inventory inventory, Path devRoot) {
+    List<Map<String, Object>> rows = new ArrayList<>();
+    for (Device d : inventory.devices()) {
+      Map<String, Object> row = new LinkedHashMap<>();
+      row.put("resource", d.resource());
+      row.put("id", d.id());
+      row.put("vendor", d.vendorHex());
+      row.put("model", d.model());
+      row.put("pciAddress", d.pciAddress());
+      row.put("numaNode", d.numaNode());
+      row.put(
+          "deviceNodes", d.deviceNodes().stream().map(n -> devRoot.resolve(n).toString()).toList());
+      row.put("health", d.health().wireValue());
+      d.healthReason().ifPresent(r -> row.put("healthReason", r));
+      d.driver().ifPresent(drv -> row.put("driver", drv));
+      d.nvidia()
+          .ifPresent(
+              n -> {
+                row.put("uuid", n.uuid());
+                row.put("memoryBytes", n.memoryBytes());
+                inventory.node().nvidiaDriverVersion().ifPresent(v -> row.put("driverVersion", v));
+                row.put("index", n.index());
+                if (n.minor() >= 0) {
+                  row.put("minor", n.minor());
+                }
+                n.computeCapability().ifPresent(cc -> row.put("computeCapability", cc));
+                n.migEnabled().ifPresent(mig -> row.put("migEnabled", mig));
+              });
+      rows.add(row);
+    }
+    try {
+      return MAPPER.writeValueAsString(rows);
+    } catch (JsonProcessingException e) {
+      throw new IllegalStateException("cannot render devices as JSON", e);
+    }
+  }
+}

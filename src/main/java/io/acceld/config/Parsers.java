@@ -1,0 +1,138 @@
+package io.acceld.config;
+
+import java.nio.file.InvalidPathException;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.LinkedHashSet;
+import java.util.List;
+import java.util.Locale;
+import java.util.Set;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+
+/** The value types settings use. Each error message says what a valid value looks like. */
+public final class Parsers {
+  private static final Pattern DURATION = Pattern.compile("^(\\d+)(ms|s|m|h)$");
+
+  private Parsers() {}
+
+  public static ValueParser<Path> path() {
+    return raw -> {
+      if (raw.isBlank()) {
+        throw new IllegalArgumentException("expects a path, got an empty value");
+      }
+      try {
+        return Path.of(raw).toAbsolutePath().normalize();
+      } catch (InvalidPathException e) {
+        throw new IllegalArgumentException("'" + raw + "' is not a valid path");
+      }
+    };
+  }
+
+  public static ValueParser<String> string() {
+    return raw -> raw;
+  }
+
+  public static ValueParser<Boolean> bool() {
+    return raw ->
+        switch (raw.strip().toLowerCase(Locale.ROOT)) {
+          case "true" -> true;
+          case "false" -> false;
+          default -> throw new IllegalArgumentException("expects true or false, got '" + raw + "'");
+        };
+  }
+
+  public static ValueParser<Integer> integer(int min, int max) {
+    return raw -> {
+      int value;
+      try {
+        value = Integer.parseInt(raw.strip());
+      } catch (NumberFormatException e) {
+        throw new IllegalArgumentException("expects a whole number, got '" + raw + "'");
+      }
+      if (value < min || value > max) {
+        throw new IllegalArgumentException(
+            "expects a number from " + min + " to " + max + ", got " + value);
+      }
+      return value;
+    };
+  }
+
+  /** One of a fixed set of words, matched exactly. */
+  public static ValueParser<String> choice(String... choices) {
+    Set<String> allowed = new LinkedHashSet<>(List.of(choices));
+    return raw -> {
+      if (!allowed.contains(raw.strip())) {
+        throw new IllegalArgumentException(
+            "expects one of " + String.join(", ", allowed) + ", got '" + raw + "'");
+      }
+      return raw.strip();
+    };
+  }
+
+  /** {@code 500ms}, {@code 10s}, {@code 5m}, {@code 1h}; or {@code 0} for none. */
+  public static ValueParser<Duration> duration() {
+    return raw -> {
+      String t = raw.strip();
+      if (t.equals("0")) {
+        return Duration.ZERO;
+      }
+      Matcher m = DURATION.matcher(t);
+      if (!m.matches()) {
+        throw new IllegalArgumentException(
+            "expects a duration like 500ms, 10s, 5m or 1h, got '" + raw + "'");
+      }
+      long n = Long.parseLong(m.group(1));
+      return switch (m.group(2)) {
+        case "ms" -> Duration.ofMillis(n);
+        case "s" -> Duration.ofSeconds(n);
+        case "m" -> Duration.ofMinutes(n);
+        default -> Duration.ofHours(n);
+      };
+    };
+  }
+
+  /** {@code HOST:PORT}, such as {@code 0.0.0.0:9445} or {@code [::1]:9445}. */
+  public static ValueParser<HostPort> hostPort() {
+    return raw -> {
+      String t = raw.strip();
+      int colon = t.lastIndexOf(':');
+      if (colon <= 0 || colon == t.length() - 1) {
+        throw new IllegalArgumentException(
+            "expects HOST:PORT, like 0.0.0.0:9445, got '" + raw + "'");
+      }
+      String host = t.substring(0, colon);
+      if (host.startsWith("[") && host.endsWith("]")) {
+        host = host.substring(1, host.length() - 1);
+      }
+      int port = integer(0, 65535).parse(t.substring(colon + 1));
+      return new HostPort(host, port);
+    };
+  }
+
+  /** A comma-separated list of whole numbers, such as {@code 13,31,43}; empty for none. */
+  public static ValueParser<List<Integer>> integerList() {
+    return raw -> {
+      List<Integer> values = new ArrayList<>();
+      for (String part : raw.split(",")) {
+        if (!part.isBlank()) {
+          values.add(integer(0, Integer.MAX_VALUE).parse(part));
+        }
+      }
+      return List.copyOf(values);
+    };
+  }
+
+  /** A 16-bit hex ID such as a PCI vendor: {@code 0x10de} or {@code 10de}. */
+  public static ValueParser<Integer> hexId() {
+    return raw -> {
+      String t = raw.strip().toLowerCase(Locale.ROOT);
+      String digits = t.startsWith("0x") ? t.substring(2) : t;
+      if (!digits.matches("[0-9a-f]{1,4}")) {
+        throw new IllegalArgumentException("expects a hex ID like 0x10de, got '" + raw + "'");
+      }
+      return Integer.parseInt(digits, 16);
+    };
+  }
+}

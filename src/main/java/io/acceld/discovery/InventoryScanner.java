@@ -1,0 +1,241 @@
+package io.acceld.discovery;
+
+import io.acceld.discovery.nvml.NvmlGpu;
+import io.acceld.discovery.nvml.NvmlGpuLink;
+import io.acceld.discovery.nvml.NvmlNodeInfo;
+import io.acceld.discovery.nvml.NvmlProbe;
+import io.acceld.inventory.Device;
+import io.acceld.inventory.Health;
+import io.acceld.inventory.Inventory;
+import io.acceld.inventory.NodeInfo;
+import io.acceld.inventory.NvidiaDetails;
+import io.acceld.inventory.PcieLevel;
+import io.acceld.inventory.Topology;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.Optional;
+import java.util.OptionalInt;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * One discovery pass: sysfs PCI scan, classification into resources, NVML enrichment joined by PCI
+ * address, device-node checks and pairwise topology, giving an immutable {@link Inventory}.
+ *
+ * <p>NVML is optional. Without it NVIDIA GPUs are identified by PCI address and their minor numbers
+ * come from the driver's procfs files, or from PCI order, which is how the driver assigns them.
+ */
+public final class InventoryScanner {
+  private static final Logger log = LoggerFactory.getLogger(InventoryScanner.class);
+
+  private final SysfsPciScanner pci;
+  private final DeviceClassifier classifier;
+  private final DeviceNodeResolver nodes;
+  private final Path devRoot;
+  private final Path procRoot;
+  private final Optional<NvmlProbe> nvml;
+
+  public InventoryScanner(
+      Path sysfsRoot,
+      Path devRoot,
+      Path procRoot,
+      DeviceClassifier classifier,
+      Optional<NvmlProbe> nvml) {
+    this.pci = new SysfsPciScanner(sysfsRoot);
+    this.classifier = classifier;
+    this.nodes = new DeviceNodeResolver(devRoot);
+    this.devRoot = devRoot;
+    this.procRoot = procRoot;
+    this.nvml = nvml;
+  }
+
+  public Inventory scan() {
+    Optional<NvmlNodeInfo> nvmlInfo = nvml.flatMap(InventoryScanner::probeSafely);
+    Map<String, NvmlGpu> gpusByAddress = new HashMap<>();
+    nvmlInfo.ifPresent(
+        info ->
+            info.gpus()
+                .forEach(
+                    g ->
+                        PciAddresses.normalise(g.pciAddress())
+                            .ifPresent(a -> gpusByAddress.put(a, g))));
+
+    List<PciDevice> scanned = pci.scan();
+    List<PciDevice> nvidiaInPciOrder =
+        scanned.stream()
+            .filter(d -> classifier.classify(d).isPresent())
+            .filter(d -> d.vendor() == DeviceClassifier.VENDOR_NVIDIA)
+            .toList();
+
+    List<Device> devices = new ArrayList<>();
+    Map<String, PciDevice> pciById = new HashMap<>();
+    for (PciDevice d : scanned) {
+      Optional<String> resource = classifier.classify(d);
+      if (resource.isEmpty()) {
+        continue;
+      }
+      NvmlGpu gpu =
+          d.vendor() == DeviceClassifier.VENDOR_NVIDIA ? gpusByAddress.remove(d.address()) : null;
+      Device device = build(d, resource.get(), gpu, nvidiaInPciOrder.indexOf(d));
+      devices.add(device);
+      pciById.put(device.id(), d);
+    }
+    if (!gpusByAddress.isEmpty()) {
+      log.warn(
+          "NVML reports GPUs that sysfs does not show under the sysfs root: {}",
+          gpusByAddress.keySet());
+    }
+
+    NodeInfo node =
+        nvmlInfo
+            .map(
+                i ->
+                    new NodeInfo(
+                        Optional.ofNullable(i.driverVersion()),
+                        Optional.ofNullable(i.cudaVersion())))
+            .orElse(NodeInfo.EMPTY);
+    return new Inventory(devices, node, topology(devices, pciById, nvmlInfo));
+  }
+
+  private static Optional<NvmlNodeInfo> probeSafely(NvmlProbe probe) {
+    try {
+      return Optional.ofNullable(probe.probe());
+    } catch (RuntimeException e) {
+      log.warn("NVML probe failed, using PCI data only: {}", e.toString());
+      return Optional.empty();
+    }
+  }
+
+  private Device build(PciDevice d, String resource, NvmlGpu gpu, int nvidiaPciOrder) {
+    Optional<NvidiaProcInfo> proc =
+        d.vendor() == DeviceClassifier.VENDOR_NVIDIA
+            ? NvidiaProcInfo.read(procRoot, d.address())
+            : Optional.empty();
+    DeviceNodes found = resolveNodes(d, gpu, proc, nvidiaPciOrder);
+
+    List<String> problems = new ArrayList<>();
+    if (gpu != null && gpu.lost()) {
+      problems.add("NVML reports the GPU lost (GPU_IS_LOST)");
+    }
+    for (String missing : found.missing()) {
+      problems.add("device node " + devRoot.resolve(missing) + " is missing");
+    }
+    Health health = problems.isEmpty() ? Health.HEALTHY : Health.UNHEALTHY;
+
+    String id =
+        gpu != null && gpu.uuid() != null && !gpu.uuid().isBlank() ? gpu.uuid() : d.address();
+    Optional<NvidiaDetails> details =
+        gpu == null
+            ? Optional.empty()
+            : Optional.of(
+                new NvidiaDetails(
+                    gpu.uuid(),
+                    gpu.index(),
+                    gpu.minor(),
+                    gpu.memoryBytes(),
+                    gpu.cpuAffinity(),
+                    gpu.migEnabled(),
+                    gpu.computeCapability()));
+    return new Device(
+        id,
+        resource,
+        d.vendor(),
+        d.device(),
+        model(d, gpu, proc),
+        d.address(),
+        d.numaNode(),
+        d.driver(),
+        found.present(),
+        health,
+        problems.isEmpty() ? Optional.empty() : Optional.of(String.join("; ", problems)),
+        details);
+  }
+
+  private DeviceNodes resolveNodes(
+      PciDevice d, NvmlGpu gpu, Optional<NvidiaProcInfo> proc, int nvidiaPciOrder) {
+    return switch (d.vendor()) {
+      case DeviceClassifier.VENDOR_NVIDIA ->
+          nodes.nvidia(d, nvidiaMinor(gpu, proc, nvidiaPciOrder));
+      case DeviceClassifier.VENDOR_AMD -> nodes.amd(d);
+      case DeviceClassifier.VENDOR_HABANA -> nodes.habana(d);
+      default -> nodes.generic(d);
+    };
+  }
+
+  private static OptionalInt nvidiaMinor(NvmlGpu gpu, Optional<NvidiaProcInfo> proc, int pciOrder) {
+    if (gpu != null && gpu.minor() >= 0) {
+      return OptionalInt.of(gpu.minor());
+    }
+    OptionalInt fromProc = proc.map(NvidiaProcInfo::minor).orElse(OptionalInt.empty());
+    if (fromProc.isPresent()) {
+      return fromProc;
+    }
+    // The driver numbers GPUs in PCI probe order; the best guess when nothing else says.
+    return pciOrder >= 0 ? OptionalInt.of(pciOrder) : OptionalInt.empty();
+  }
+
+  private static String model(PciDevice d, NvmlGpu gpu, Optional<NvidiaProcInfo> proc) {
+    if (gpu != null && gpu.name() != null && !gpu.name().isBlank()) {
+      return gpu.name();
+    }
+    return proc.flatMap(NvidiaProcInfo::model)
+        .or(d::productName)
+        .orElseGet(
+            () -> vendorName(d.vendor()) + String.format(Locale.ROOT, " [%04x]", d.device()));
+  }
+
+  static String vendorName(int vendor) {
+    return switch (vendor) {
+      case DeviceClassifier.VENDOR_NVIDIA -> "NVIDIA";
+      case DeviceClassifier.VENDOR_AMD -> "AMD";
+      case DeviceClassifier.VENDOR_INTEL -> "Intel";
+      case DeviceClassifier.VENDOR_HABANA -> "Habana";
+      default -> String.format(Locale.ROOT, "PCI vendor 0x%04x", vendor);
+    };
+  }
+
+  private static Topology topology(
+      List<Device> devices, Map<String, PciDevice> pciById, Optional<NvmlNodeInfo> nvmlInfo) {
+    Map<String, NvmlGpuLink> nvmlLinks = new HashMap<>();
+    nvmlInfo.ifPresent(
+        info ->
+            info.links()
+                .forEach(
+                    l -> {
+                      String a = PciAddresses.normalise(l.pciAddressA()).orElse(l.pciAddressA());
+                      String b = PciAddresses.normalise(l.pciAddressB()).orElse(l.pciAddressB());
+                      nvmlLinks.put(pairKey(a, b), l);
+                    }));
+    Topology.Builder topology = Topology.builder();
+    for (int i = 0; i < devices.size(); i++) {
+      for (int j = i + 1; j < devices.size(); j++) {
+        Device a = devices.get(i);
+        Device b = devices.get(j);
+        if (!a.resource().equals(b.resource())) {
+          continue;
+        }
+        NvmlGpuLink link = nvmlLinks.get(pairKey(a.pciAddress(), b.pciAddress()));
+        PcieLevel fromSysfs = PcieFabric.level(pciById.get(a.id()), pciById.get(b.id()));
+        if (link != null) {
+          PcieLevel fromNvml = PcieLevel.fromNvml(link.topologyLevel());
+          topology.put(
+              a.id(),
+              b.id(),
+              fromNvml == PcieLevel.UNKNOWN ? fromSysfs : fromNvml,
+              Math.max(0, link.nvlinks()));
+        } else {
+          topology.put(a.id(), b.id(), fromSysfs, 0);
+        }
+      }
+    }
+    return topology.build();
+  }
+
+  private static String pairKey(String a, String b) {
+    return a.compareTo(b) <= 0 ? a + '|' + b : b + '|' + a;
+  }
+}

@@ -1,0 +1,228 @@
+package io.acceld.simulate;
+
+import io.acceld.inventory.PcieLevel;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.UUID;
+
+/**
+ * The reference nodes, built as real file trees. Tests use them, and {@code --simulate} runs the
+ * agent on the eight-GPU one.
+ */
+public final class Fixtures {
+  public static final String NVIDIA_DRIVER = "550.54.15";
+  public static final int CUDA_DRIVER = 12040;
+  public static final String H100 = "NVIDIA H100 80GB HBM3";
+  public static final long H100_MEMORY = 85_520_809_984L;
+
+  static final String NUMA0_CPUS = "0-55,112-167";
+  static final String NUMA1_CPUS = "56-111,168-223";
+
+  private Fixtures() {}
+
+  /**
+   * A DGX-like node: eight H100s on two NUMA nodes, two per PCIe switch, four switches on four host
+   * bridges; NVLink pairs (0,1) (2,3) (4,5) (6,7) with 6 links and (0,2) (1,3) (4,6) (5,7) with 2.
+   * Also an NVSwitch management function, two ConnectX NICs, a BMC VGA controller and the bridges,
+   * none of which may be advertised.
+   */
+  public static FixtureNode eightGpuNode(Path root) {
+    FakeNodeTree tree = new FakeNodeTree(root);
+    List<SimulatedGpu> gpus = new ArrayList<>();
+    String[] hostBridges = {"17", "37", "97", "b7"};
+    for (int sw = 0; sw < 4; sw++) {
+      String hb = hostBridges[sw];
+      int numa = sw < 2 ? 0 : 1;
+      String cpus = numa == 0 ? NUMA0_CPUS : NUMA1_CPUS;
+      int base = Integer.parseInt(hb, 16);
+      String rootPort = String.format("0000:%s:01.0", hb);
+      String upstream = String.format("0000:%02x:00.0", base + 1);
+      String host = "pci0000:" + hb;
+      bridge(tree, rootPort, 0x8086, 0x352a, numa, cpus, host);
+      bridge(tree, upstream, 0x1000, 0xc030, numa, cpus, host, rootPort);
+      for (int slot = 0; slot < 2; slot++) {
+        int index = sw * 2 + slot;
+        String downstream = String.format("0000:%02x:%02x.0", base + 2, slot);
+        String address = String.format("0000:%02x:00.0", base + 3 + slot);
+        bridge(tree, downstream, 0x1000, 0xc030, numa, cpus, host, rootPort, upstream);
+        SimulatedGpu gpu =
+            new SimulatedGpu(
+                index, gpuUuid(index), H100, address, 0x2330, index, H100_MEMORY, numa, cpus);
+        gpus.add(gpu);
+        tree.pci(address)
+            .id(0x10de, 0x2330)
+            .pciClass(0x030200)
+            .subsystem(0x10de, 0x16c1)
+            .numa(numa, cpus)
+            .driver("nvidia")
+            .iommuGroup(20 + index)
+            .link("32.0 GT/s PCIe", 16)
+            .under(host, rootPort, upstream, downstream)
+            .write();
+        tree.devNode("nvidia" + index);
+        tree.procFile(
+            "driver/nvidia/gpus/" + address + "/information",
+            "Model: \t\t "
+                + H100
+                + "\nIRQ:   \t\t 0\nGPU UUID: \t "
+                + gpu.uuid()
+                + "\nBus Location: \t "
+                + address
+                + "\nDevice Minor: \t "
+                + index
+                + "\n");
+      }
+      // A NIC on every other switch, as GPU nodes pair them for GPUDirect.
+      if (sw % 2 == 0) {
+        String nicPort = String.format("0000:%02x:02.0", base + 2);
+        String nic = String.format("0000:%02x:00.0", base + 5);
+        bridge(tree, nicPort, 0x1000, 0xc030, numa, cpus, host, rootPort, upstream);
+        tree.pci(nic)
+            .id(0x15b3, 0x1021)
+            .pciClass(0x020700)
+            .numa(numa, cpus)
+            .driver("mlx5_core")
+            .link("32.0 GT/s PCIe", 16)
+            .under(host, rootPort, upstream, nicPort)
+            .write();
+      }
+    }
+    // NVSwitch management function: NVIDIA, but class 0x0680, so never a GPU.
+    tree.pci("0000:05:00.0")
+        .id(0x10de, 0x22a3)
+        .pciClass(0x068000)
+        .numa(0, NUMA0_CPUS)
+        .driver("nvidia-nvswitch")
+        .under("pci0000:00", "0000:00:01.0")
+        .write();
+    bridge(tree, "0000:00:01.0", 0x8086, 0x352a, 0, NUMA0_CPUS, "pci0000:00");
+    bmc(tree);
+    for (String node : List.of("nvidiactl", "nvidia-uvm", "nvidia-uvm-tools", "nvidia-modeset")) {
+      tree.devNode(node);
+    }
+    tree.procFile("devices", "Character devices:\n195 nvidia\n226 drm\n511 nvidia-uvm\n");
+
+    List<FixtureNode.GpuLink> links = new ArrayList<>();
+    for (int i = 0; i < gpus.size(); i++) {
+      for (int j = i + 1; j < gpus.size(); j++) {
+        links.add(new FixtureNode.GpuLink(i, j, eightGpuLevel(i, j), eightGpuNvlinks(i, j)));
+      }
+    }
+    return new FixtureNode(tree, gpus, links);
+  }
+
+  /** PCIe level between GPUs {@code i} and {@code j} of {@link #eightGpuNode}. */
+  public static PcieLevel eightGpuLevel(int i, int j) {
+    if (i / 2 == j / 2) {
+      return PcieLevel.SINGLE;
+    }
+    return i / 4 == j / 4 ? PcieLevel.NODE : PcieLevel.SYSTEM;
+  }
+
+  /** NVLink count between GPUs {@code i} and {@code j} of {@link #eightGpuNode}. */
+  public static int eightGpuNvlinks(int i, int j) {
+    int a = Math.min(i, j);
+    int b = Math.max(i, j);
+    if (b - a == 1 && a % 2 == 0) {
+      return 6;
+    }
+    if (b - a == 2 && a / 4 == b / 4) {
+      return 2;
+    }
+    return 0;
+  }
+
+  /**
+   * A mixed node: two AMD Instinct MI210s on two NUMA nodes, a BMC VGA controller (ASPEED, with a
+   * DRM card of its own), a Broadcom NIC and Intel root ports. Only the two AMD GPUs are
+   * accelerators.
+   */
+  public static FixtureNode mixedNode(Path root) {
+    FakeNodeTree tree = new FakeNodeTree(root);
+    bridge(tree, "0000:40:01.1", 0x1022, 0x14ab, 0, "0-31", "pci0000:40");
+    tree.pci("0000:41:00.0")
+        .id(0x1002, 0x740f)
+        .pciClass(0x038000)
+        .subsystem(0x1002, 0x0c34)
+        .numa(0, "0-31")
+        .driver("amdgpu")
+        .iommuGroup(41)
+        .link("16.0 GT/s PCIe", 16)
+        .productName("AMD Instinct MI210")
+        .under("pci0000:40", "0000:40:01.1")
+        .drm("card1", "renderD128")
+        .write();
+    bridge(tree, "0000:c0:01.1", 0x1022, 0x14ab, 1, "32-63", "pci0000:c0");
+    tree.pci("0000:c1:00.0")
+        .id(0x1002, 0x740f)
+        .pciClass(0x038000)
+        .subsystem(0x1002, 0x0c34)
+        .numa(1, "32-63")
+        .driver("amdgpu")
+        .iommuGroup(42)
+        .link("16.0 GT/s PCIe", 16)
+        .productName("AMD Instinct MI210")
+        .under("pci0000:c0", "0000:c0:01.1")
+        .drm("card2", "renderD129")
+        .write();
+    bridge(tree, "0000:00:03.1", 0x1022, 0x14a5, 0, "0-31", "pci0000:00");
+    tree.pci("0000:21:00.0")
+        .id(0x14e4, 0x16d7)
+        .pciClass(0x020000)
+        .numa(0, "0-31")
+        .driver("bnxt_en")
+        .link("8.0 GT/s PCIe", 8)
+        .under("pci0000:00", "0000:00:03.1")
+        .write();
+    tree.pci("0000:00:1f.2")
+        .id(0x8086, 0xa182)
+        .pciClass(0x010601)
+        .numa(0, "0-31")
+        .driver("ahci")
+        .write();
+    bmc(tree);
+    tree.devNode("kfd").devNode("dri/card1").devNode("dri/renderD128");
+    tree.devNode("dri/card2").devNode("dri/renderD129");
+    return new FixtureNode(tree, List.of(), List.of());
+  }
+
+  /** ASPEED AST2600 BMC VGA (class 0x0300, with a DRM card) behind its PCI bridge. */
+  private static void bmc(FakeNodeTree tree) {
+    bridge(tree, "0000:00:1c.0", 0x8086, 0x1bbc, 0, NUMA0_CPUS, "pci0000:00");
+    bridge(tree, "0000:02:00.0", 0x1a03, 0x1150, 0, NUMA0_CPUS, "pci0000:00", "0000:00:1c.0");
+    tree.pci("0000:03:00.0")
+        .id(0x1a03, 0x2000)
+        .pciClass(0x030000)
+        .subsystem(0x1a03, 0x2000)
+        .numa(0, NUMA0_CPUS)
+        .driver("ast")
+        .under("pci0000:00", "0000:00:1c.0", "0000:02:00.0")
+        .drm("card0")
+        .write();
+    tree.devNode("dri/card0");
+  }
+
+  private static void bridge(
+      FakeNodeTree tree,
+      String address,
+      int vendor,
+      int device,
+      int numa,
+      String cpus,
+      String hostBridge,
+      String... parents) {
+    tree.pci(address)
+        .id(vendor, device)
+        .pciClass(0x060400)
+        .numa(numa, cpus)
+        .driver("pcieport")
+        .under(hostBridge, parents)
+        .write();
+  }
+
+  /** A stable, realistic-looking UUID for fixture GPU {@code index}. */
+  public static String gpuUuid(int index) {
+    return "GPU-" + UUID.nameUUIDFromBytes(("acceld-fixture-gpu-" + index).getBytes());
+  }
+}

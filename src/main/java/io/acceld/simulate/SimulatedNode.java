@@ -1,0 +1,134 @@
+package io.acceld.simulate;
+
+import io.acceld.config.Setting;
+import io.acceld.config.Settings;
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.StandardCopyOption;
+import java.util.Comparator;
+import java.util.LinkedHashMap;
+import java.util.Map;
+import java.util.Optional;
+import java.util.stream.Stream;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The node {@code --simulate} runs on: the eight-GPU fixture written to a temporary directory, and
+ * a private copy of the NVML double with the fixture's scenario beside it. The agent sees only
+ * roots and a library path; every other code path is the production one.
+ */
+public final class SimulatedNode implements AutoCloseable {
+  private static final Logger log = LoggerFactory.getLogger(SimulatedNode.class);
+
+  /** Env var or system property naming the directory that holds the built NVML double. */
+  public static final String NATIVE_PROBES_ENV = "ACCELD_NATIVE_PROBES";
+
+  public static final String NATIVE_PROBES_PROPERTY = "acceld.nativeProbes";
+  public static final String DOUBLE_FILE = "libnvidia-ml.so.1";
+
+  private final Path root;
+  private final FixtureNode node;
+  private final Optional<Path> nvmlLibrary;
+
+  private SimulatedNode(Path root, FixtureNode node, Optional<Path> nvmlLibrary) {
+    this.root = root;
+    this.node = node;
+    this.nvmlLibrary = nvmlLibrary;
+  }
+
+  /**
+   * Builds the node in a new temporary directory.
+   *
+   * @param withNvml whether to install the NVML double; false when the operator chose a library
+   */
+  public static SimulatedNode create(Map<String, String> env, boolean withNvml) {
+    try {
+      Path root = Files.createTempDirectory("acceld-simulate-");
+      FixtureNode node = Fixtures.eightGpuNode(root.resolve("node"));
+      Optional<Path> library =
+          withNvml
+              ? locateDouble(env).map(lib -> installDouble(lib, root.resolve("nvml"), node))
+              : Optional.empty();
+      if (withNvml && library.isEmpty()) {
+        log.warn(
+            "The NVML test double was not found (build it with ./mvnw package, or set {}); simulating"
+                + " without NVML",
+            NATIVE_PROBES_ENV);
+      }
+      return new SimulatedNode(root, node, library);
+    } catch (IOException e) {
+      throw new UncheckedIOException("cannot create the simulated node", e);
+    }
+  }
+
+  /** The settings simulate mode replaces: the roots, and the NVML library. */
+  public Map<Setting<?>, Object> settings() {
+    Map<Setting<?>, Object> s = new LinkedHashMap<>();
+    s.put(Settings.SYSFS_ROOT, node.tree().sysfsRoot());
+    s.put(Settings.DEV_ROOT, node.tree().devRoot());
+    s.put(Settings.PROC_ROOT, node.tree().procRoot());
+    s.put(Settings.NVML_LIBRARY, nvmlLibrary.map(Path::toString).orElse("none"));
+    return s;
+  }
+
+  public FixtureNode node() {
+    return node;
+  }
+
+  /** Where the double looks for its fault-injection commands. */
+  public Optional<Path> nvmlControlFile() {
+    return nvmlLibrary.map(lib -> lib.resolveSibling("nvml-control"));
+  }
+
+  private static Optional<Path> locateDouble(Map<String, String> env) {
+    Stream<String> candidates =
+        Stream.of(System.getProperty(NATIVE_PROBES_PROPERTY), env.get(NATIVE_PROBES_ENV));
+    Optional<Path> configured =
+        candidates
+            .filter(s -> s != null && !s.isBlank())
+            .map(s -> Path.of(s).resolve(DOUBLE_FILE))
+            .filter(Files::isRegularFile)
+            .findFirst();
+    return configured.or(SimulatedNode::besideJar);
+  }
+
+  /**
+   * {@code target/native-probes/} next to {@code target/acceld.jar}, as the build lays them out.
+   */
+  private static Optional<Path> besideJar() {
+    try {
+      Path code =
+          Path.of(SimulatedNode.class.getProtectionDomain().getCodeSource().getLocation().toURI());
+      Path candidate = code.getParent().resolve("native-probes").resolve(DOUBLE_FILE);
+      return Files.isRegularFile(candidate) ? Optional.of(candidate) : Optional.empty();
+    } catch (Exception e) {
+      return Optional.empty();
+    }
+  }
+
+  private static Path installDouble(Path built, Path dir, FixtureNode node) {
+    try {
+      Files.createDirectories(dir);
+      Path copy = dir.resolve(DOUBLE_FILE);
+      Files.copy(built, copy, StandardCopyOption.REPLACE_EXISTING);
+      NvmlScenarios.forFixture(node).writeTo(dir);
+      return copy;
+    } catch (IOException e) {
+      throw new UncheckedIOException("cannot install the NVML double", e);
+    }
+  }
+
+  @Override
+  public void close() {
+    try (Stream<Path> walk = Files.walk(root)) {
+      for (Path p : walk.sorted(Comparator.reverseOrder()).toList()) {
+        Files.deleteIfExists(p);
+      }
+    } catch (IOException e) {
+      log.debug("Could not delete {}: {}", root, e.toString());
+    }
+  }
+}
