@@ -1,0 +1,159 @@
+package io.acceld.cli;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import io.acceld.simulate.FixtureNode;
+import io.acceld.simulate.Fixtures;
+import java.io.PrintWriter;
+import java.io.StringWriter;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/** The CLI run in-process, as an operator would run it, on fixture trees. */
+class CliTest {
+  @TempDir Path root;
+
+  record Run(int exit, String out, String err) {}
+
+  static Run run(Map<String, String> env, String... args) {
+    StringWriter out = new StringWriter();
+    StringWriter err = new StringWriter();
+    int exit =
+        Main.execute(
+            args, new CliContext(env, new PrintWriter(out, true), new PrintWriter(err, true)));
+    return new Run(exit, out.toString(), err.toString());
+  }
+
+  static String[] rootsOf(FixtureNode node, String... more) {
+    List<String> args = new ArrayList<>(List.of("devices"));
+    args.addAll(List.of(more));
+    args.addAll(
+        List.of(
+            "--sysfs-root", node.tree().sysfsRoot().toString(),
+            "--dev-root", node.tree().devRoot().toString(),
+            "--proc-root", node.tree().procRoot().toString()));
+    return args.toArray(String[]::new);
+  }
+
+  @Test
+  void devicesJsonListsExactlyTheAcceleratorsWithTheDocumentedKeys() throws Exception {
+    FixtureNode node = Fixtures.mixedNode(root);
+
+    Run run = run(Map.of(), rootsOf(node, "--json", "--nvml-library", "none"));
+
+    assertThat(run.exit()).as(run.err()).isZero();
+    JsonNode devices = new ObjectMapper().readTree(run.out());
+    assertThat(devices.isArray()).isTrue();
+    assertThat(devices).hasSize(2);
+    JsonNode first = devices.get(0);
+    assertThat(first.get("resource").asText()).isEqualTo("amd.com/gpu");
+    assertThat(first.get("id").asText()).isEqualTo("0000:41:00.0");
+    assertThat(first.get("vendor").asText()).isEqualTo("0x1002");
+    assertThat(first.get("model").asText()).isEqualTo("AMD Instinct MI210");
+    assertThat(first.get("pciAddress").asText()).isEqualTo("0000:41:00.0");
+    assertThat(first.get("numaNode").asInt()).isZero();
+    assertThat(first.get("health").asText()).isEqualTo("Healthy");
+    List<String> nodes = new ArrayList<>();
+    first.get("deviceNodes").forEach(n -> nodes.add(n.asText()));
+    Path dev = node.tree().devRoot();
+    assertThat(nodes)
+        .containsExactly(
+            dev.resolve("kfd").toString(),
+            dev.resolve("dri/card1").toString(),
+            dev.resolve("dri/renderD128").toString());
+    assertThat(first.has("uuid")).isFalse();
+  }
+
+  @Test
+  void devicesWithoutNvmlStillListsEveryNvidiaGpuByPciAddress() throws Exception {
+    FixtureNode node = Fixtures.eightGpuNode(root);
+
+    Run run = run(Map.of(), rootsOf(node, "--json", "--nvml-library", "none"));
+
+    assertThat(run.exit()).as(run.err()).isZero();
+    JsonNode devices = new ObjectMapper().readTree(run.out());
+    assertThat(devices).hasSize(8);
+    devices.forEach(
+        d -> {
+          assertThat(d.get("resource").asText()).isEqualTo("nvidia.com/gpu");
+          assertThat(d.get("id").asText()).isEqualTo(d.get("pciAddress").asText());
+          assertThat(d.get("vendor").asText()).isEqualTo("0x10de");
+        });
+  }
+
+  @Test
+  void thePlainFormIsAnAlignedTable() {
+    FixtureNode node = Fixtures.mixedNode(root);
+
+    Run run = run(Map.of(), rootsOf(node, "--nvml-library", "none"));
+
+    assertThat(run.exit()).isZero();
+    List<String> lines = run.out().lines().toList();
+    assertThat(lines.get(0)).startsWith("RESOURCE").contains("ID", "MODEL", "NUMA", "HEALTH");
+    int healthColumn = lines.get(0).indexOf("HEALTH");
+    assertThat(lines.get(1).substring(healthColumn)).startsWith("Healthy");
+    assertThat(lines.get(2).substring(healthColumn)).startsWith("Healthy");
+    assertThat(lines.get(1)).startsWith("amd.com/gpu").contains("0000:41:00.0");
+  }
+
+  @Test
+  void envVarsSetFlags() throws Exception {
+    FixtureNode node = Fixtures.mixedNode(root);
+    Map<String, String> env =
+        Map.of(
+            "ACCELD_SYSFS_ROOT", node.tree().sysfsRoot().toString(),
+            "ACCELD_DEV_ROOT", node.tree().devRoot().toString(),
+            "ACCELD_NVML_LIBRARY", "none");
+
+    Run run = run(env, "devices", "--json");
+
+    assertThat(run.exit()).as(run.err()).isZero();
+    assertThat(new ObjectMapper().readTree(run.out())).hasSize(2);
+  }
+
+  @Test
+  void aBrokenConfigFileExitsTwoNamingTheFileKeyAndLine() throws Exception {
+    Path config = root.resolve("broken.yaml");
+    Files.writeString(config, "sysfs-root: /sys\nnvml-libary: none\n");
+
+    Run run = run(Map.of(), "devices", "--config", config.toString());
+
+    assertThat(run.exit()).isEqualTo(2);
+    assertThat(run.err()).contains(config.toString()).contains("line 2").contains("nvml-libary");
+    assertThat(run.out()).isEmpty();
+  }
+
+  @Test
+  void anUnknownFlagExitsTwo() {
+    Run run = run(Map.of(), "devices", "--sysfs-rot", "/sys");
+
+    assertThat(run.exit()).isEqualTo(2);
+    assertThat(run.err()).contains("--sysfs-rot");
+  }
+
+  @Test
+  void versionPrintsTheVersion() {
+    Run run = run(Map.of(), "version");
+
+    assertThat(run.exit()).isZero();
+    assertThat(run.out()).startsWith("acceld ").doesNotContain("unknown");
+  }
+
+  @Test
+  void helpListsEverySettingWithItsEnvVar() {
+    Run run = run(Map.of(), "devices", "--help");
+
+    assertThat(run.exit()).isZero();
+    assertThat(run.out())
+        .contains(
+            "--sysfs-root", "ACCELD_SYSFS_ROOT", "--dev-root", "--proc-root", "--nvml-library")
+        .contains("--config", "--simulate", "--json");
+  }
+}
