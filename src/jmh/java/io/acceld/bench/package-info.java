@@ -1,0 +1,2 @@
+/** JMH benchmarks; built only with {@code -Pbench}. See BENCHMARKS.md. */
+package io.acceld.bench;
