@@ -28,12 +28,17 @@ public final class AgentConfig {
 
   private final Map<Setting<?>, Resolved> values;
   private final List<ClassificationRule> rules;
+  private final Map<String, SharingPolicy> sharing;
   private final Optional<Path> configFile;
 
   AgentConfig(
-      Map<Setting<?>, Resolved> values, List<ClassificationRule> rules, Optional<Path> configFile) {
+      Map<Setting<?>, Resolved> values,
+      List<ClassificationRule> rules,
+      Map<String, SharingPolicy> sharing,
+      Optional<Path> configFile) {
     this.values = Map.copyOf(values);
     this.rules = List.copyOf(rules);
+    this.sharing = Map.copyOf(sharing);
     this.configFile = configFile;
   }
 
@@ -55,6 +60,11 @@ public final class AgentConfig {
     return rules;
   }
 
+  /** How {@code resource}'s devices are shared; {@link SharingPolicy#NONE} unless configured. */
+  public SharingPolicy sharing(String resource) {
+    return sharing.getOrDefault(resource, SharingPolicy.NONE);
+  }
+
   public Optional<Path> configFile() {
     return configFile;
   }
@@ -72,6 +82,6 @@ public final class AgentConfig {
             next.put(setting, new Resolved(value, Source.SIMULATE));
           }
         });
-    return new AgentConfig(next, rules, configFile);
+    return new AgentConfig(next, rules, sharing, configFile);
   }
 }

@@ -4,6 +4,7 @@ import io.acceld.config.AgentConfig.Resolved;
 import io.acceld.config.AgentConfig.Source;
 import io.acceld.discovery.ClassPattern;
 import io.acceld.discovery.ClassificationRule;
+import io.acceld.inventory.ResourceNames;
 import java.io.IOException;
 import java.io.Reader;
 import java.nio.charset.StandardCharsets;
@@ -38,6 +39,7 @@ public final class ConfigLoader {
 
   private static final List<String> RULE_KEYS =
       List.of("vendor", "device", "class", "driver", "resource");
+  private static final List<String> SHARING_KEYS = List.of("replicas", "rename-shared");
 
   private ConfigLoader() {}
 
@@ -55,7 +57,7 @@ public final class ConfigLoader {
     for (Setting<?> setting : Settings.ALL) {
       values.put(setting, resolve(setting, flags, env, contents, file));
     }
-    return new AgentConfig(values, contents.rules(), file);
+    return new AgentConfig(values, contents.rules(), contents.sharing(), file);
   }
 
   private static Optional<Path> chooseFile(Map<String, String> env, Optional<Path> configFlag) {
@@ -113,9 +115,12 @@ public final class ConfigLoader {
     }
   }
 
-  /** What the YAML file said: scalar settings by key, and the rules. */
-  private record FileContents(Map<String, ScalarNode> scalars, List<ClassificationRule> rules) {
-    static final FileContents EMPTY = new FileContents(Map.of(), List.of());
+  /** What the YAML file said: scalar settings by key, the rules and per-resource sharing. */
+  private record FileContents(
+      Map<String, ScalarNode> scalars,
+      List<ClassificationRule> rules,
+      Map<String, SharingPolicy> sharing) {
+    static final FileContents EMPTY = new FileContents(Map.of(), List.of(), Map.of());
   }
 
   private static FileContents readFile(Path file) {
@@ -145,11 +150,14 @@ public final class ConfigLoader {
     }
     Map<String, ScalarNode> scalars = new HashMap<>();
     List<ClassificationRule> rules = new ArrayList<>();
+    Map<String, SharingPolicy> sharing = new HashMap<>();
     for (NodeTuple tuple : uniqueKeys(mapping, errors)) {
       String key = ((ScalarNode) tuple.getKeyNode()).getValue();
       Node value = tuple.getValueNode();
       if (key.equals("rules")) {
         rules.addAll(parseRules(value, errors));
+      } else if (key.equals("resources")) {
+        sharing.putAll(parseSharing(value, errors));
       } else if (Settings.byKey(key).isPresent()) {
         if (!(value instanceof ScalarNode scalar)) {
           throw errors.at(value, key, "expects a single value, got a " + kind(value));
@@ -159,7 +167,51 @@ public final class ConfigLoader {
         throw errors.at(tuple.getKeyNode(), key, "unknown key" + suggestion(key));
       }
     }
-    return new FileContents(scalars, rules);
+    return new FileContents(scalars, rules, sharing);
+  }
+
+  /** {@code resources: {nvidia.com/gpu: {replicas: 4, rename-shared: true}}}. */
+  private static Map<String, SharingPolicy> parseSharing(Node node, FileErrors errors) {
+    if (!(node instanceof MappingNode resources)) {
+      throw errors.at(node, "resources", "expects a mapping of resource name to options");
+    }
+    Map<String, SharingPolicy> sharing = new HashMap<>();
+    for (NodeTuple tuple : uniqueKeys(resources, errors)) {
+      String resource = ((ScalarNode) tuple.getKeyNode()).getValue();
+      String where = "resources." + resource;
+      ResourceNames.problem(resource)
+          .ifPresent(
+              p -> {
+                throw errors.at(tuple.getKeyNode(), where, p);
+              });
+      if (!(tuple.getValueNode() instanceof MappingNode options)) {
+        throw errors.at(tuple.getValueNode(), where, "expects options like 'replicas: 4'");
+      }
+      int replicas = 1;
+      boolean rename = false;
+      for (NodeTuple option : uniqueKeys(options, errors)) {
+        String key = ((ScalarNode) option.getKeyNode()).getValue();
+        String optionWhere = where + "." + key;
+        if (!SHARING_KEYS.contains(key)) {
+          throw errors.at(
+              option.getKeyNode(), optionWhere, "unknown option; resources take " + SHARING_KEYS);
+        }
+        if (!(option.getValueNode() instanceof ScalarNode scalar)) {
+          throw errors.at(option.getValueNode(), optionWhere, "expects a single value");
+        }
+        try {
+          if (key.equals("replicas")) {
+            replicas = Parsers.integer(1, SharingPolicy.MAX_REPLICAS).parse(scalar.getValue());
+          } else {
+            rename = Parsers.bool().parse(scalar.getValue());
+          }
+        } catch (IllegalArgumentException e) {
+          throw errors.at(scalar, optionWhere, e.getMessage());
+        }
+      }
+      sharing.put(resource, new SharingPolicy(replicas, rename));
+    }
+    return sharing;
   }
 
   private static List<ClassificationRule> parseRules(Node node, FileErrors errors) {
@@ -267,6 +319,7 @@ public final class ConfigLoader {
     List<String> known = new ArrayList<>();
     Settings.ALL.forEach(s -> known.add(s.key()));
     known.add("rules");
+    known.add("resources");
     for (String candidate : known) {
       int d = editDistance(key, candidate);
       if (d < bestDistance) {

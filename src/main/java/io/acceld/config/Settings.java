@@ -50,9 +50,85 @@ public final class Settings {
           Parsers.duration(),
           "30s");
 
+  public static final Setting<Path> DEVICE_PLUGIN_DIR =
+      new Setting<>(
+          "device-plugin-dir",
+          "DIR",
+          "The kubelet's device-plugin directory: our sockets and kubelet.sock.",
+          Parsers.path(),
+          "/var/lib/kubelet/device-plugins");
+
+  public static final Setting<String> KUBELET_REGISTRATION =
+      new Setting<>(
+          "kubelet-registration",
+          "MODE",
+          "How to register with the kubelet: classic (Register on kubelet.sock), plugin-watcher"
+              + " (a socket in the plugins registry) or none (serve only).",
+          Parsers.choice("classic", "plugin-watcher", "none"),
+          "classic");
+
+  public static final Setting<Path> PLUGINS_REGISTRY_DIR =
+      new Setting<>(
+          "plugins-registry-dir",
+          "DIR",
+          "The kubelet's plugin-watcher directory, for --kubelet-registration plugin-watcher.",
+          Parsers.path(),
+          "/var/lib/kubelet/plugins_registry");
+
+  public static final Setting<Path> HOST_DEV_PREFIX =
+      new Setting<>(
+          "host-dev-prefix",
+          "DIR",
+          "Where device nodes are on the host, for the device specs and CDI files handed to the"
+              + " container runtime (independent of --dev-root, where the agent reads them).",
+          Parsers.path(),
+          "/dev");
+
+  public static final Setting<Boolean> PASS_DEVICE_SPECS =
+      new Setting<>(
+          "pass-device-specs",
+          "BOOL",
+          "Return device specs (the device nodes) in Allocate responses.",
+          Parsers.bool(),
+          "true");
+
+  public static final Setting<Boolean> CDI =
+      new Setting<>(
+          "cdi",
+          "BOOL",
+          "Write CDI spec files and return CDI device names in Allocate responses.",
+          Parsers.bool(),
+          "false");
+
+  public static final Setting<Path> CDI_DIR =
+      new Setting<>(
+          "cdi-dir", "DIR", "Where CDI spec files are written.", Parsers.path(), "/var/run/cdi");
+
+  public static final Setting<Boolean> PRE_START_REQUIRED =
+      new Setting<>(
+          "pre-start-required",
+          "BOOL",
+          "Ask the kubelet to call PreStartContainer, which re-checks the devices before each start.",
+          Parsers.bool(),
+          "false");
+
   /** All settings, in the order help and the README list them. */
   public static final List<Setting<?>> ALL =
-      List.of(SYSFS_ROOT, DEV_ROOT, PROC_ROOT, NVML_LIBRARY, LOG_LEVEL, RESCAN_INTERVAL);
+      List.of(
+          SYSFS_ROOT,
+          DEV_ROOT,
+          PROC_ROOT,
+          NVML_LIBRARY,
+          LOG_LEVEL,
+          RESCAN_INTERVAL,
+          DEVICE_PLUGIN_DIR,
+          KUBELET_REGISTRATION,
+          PLUGINS_REGISTRY_DIR,
+          HOST_DEV_PREFIX,
+          PASS_DEVICE_SPECS,
+          CDI,
+          CDI_DIR,
+          PRE_START_REQUIRED);
 
   public static Optional<Setting<?>> byKey(String key) {
     return ALL.stream().filter(s -> s.key().equals(key)).findFirst();

@@ -69,7 +69,11 @@ public final class UnixGrpc implements AutoCloseable {
     int length = socket.toString().getBytes(StandardCharsets.UTF_8).length;
     if (length > MAX_SOCKET_PATH_BYTES) {
       throw new IOException(
-          "socket path " + socket + " is " + length + " bytes; Unix sockets allow at most "
+          "socket path "
+              + socket
+              + " is "
+              + length
+              + " bytes; Unix sockets allow at most "
               + MAX_SOCKET_PATH_BYTES);
     }
   }
@@ -79,16 +83,20 @@ public final class UnixGrpc implements AutoCloseable {
   }
 
   /**
-   * Starts a server on {@code socket}. The caller removes any stale file first (the epoll bind would
-   * silently replace it, the NIO bind would fail).
+   * Starts a server on {@code socket}. The caller removes any stale file first (the epoll bind
+   * would silently replace it, the NIO bind would fail).
    */
   public Server startServer(
-      Path socket, List<BindableService> services, List<ServerInterceptor> interceptors, Executor executor)
+      Path socket,
+      List<BindableService> services,
+      List<ServerInterceptor> interceptors,
+      Executor executor)
       throws IOException {
     checkSocketPath(socket);
     NettyServerBuilder builder =
         NettyServerBuilder.forAddress(address(socket))
-            .channelType(epoll ? EpollServerDomainSocketChannel.class : NioServerDomainSocketChannel.class)
+            .channelType(
+                epoll ? EpollServerDomainSocketChannel.class : NioServerDomainSocketChannel.class)
             .bossEventLoopGroup(boss)
             .workerEventLoopGroup(workers)
             .withChildOption(ChannelOption.SO_KEEPALIVE, null)

@@ -1,0 +1,136 @@
+package io.acceld.kubelet;
+
+import io.grpc.BindableService;
+import io.grpc.Server;
+import io.grpc.ServerInterceptor;
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.NoSuchFileException;
+import java.nio.file.Path;
+import java.nio.file.attribute.BasicFileAttributes;
+import java.util.List;
+import java.util.Objects;
+import java.util.concurrent.Executor;
+import java.util.concurrent.TimeUnit;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * One resource's gRPC server on its Unix socket: takes the socket's lock, removes a stale socket,
+ * listens, and can stop and listen again (what a kubelet restart requires). Remembers the socket's
+ * inode so that a socket deleted or replaced by someone else is noticed.
+ */
+final class DevicePluginServer implements AutoCloseable {
+  private static final Logger log = LoggerFactory.getLogger(DevicePluginServer.class);
+
+  private final String name;
+  private final Path socket;
+  private final List<BindableService> services;
+  private final List<ServerInterceptor> interceptors;
+  private final UnixGrpc grpc;
+  private final Executor executor;
+
+  private SocketLock lock;
+  private Server server;
+  private Object socketKey;
+
+  DevicePluginServer(
+      String name,
+      Path socket,
+      List<BindableService> services,
+      List<ServerInterceptor> interceptors,
+      UnixGrpc grpc,
+      Executor executor) {
+    this.name = name;
+    this.socket = socket;
+    this.services = List.copyOf(services);
+    this.interceptors = List.copyOf(interceptors);
+    this.grpc = grpc;
+    this.executor = executor;
+  }
+
+  /** A stable socket file name for a resource: {@code acceld-nvidia.com_gpu.sock}. */
+  static String socketName(String advertisedName) {
+    return "acceld-" + advertisedName.replace('/', '_') + ".sock";
+  }
+
+  Path socket() {
+    return socket;
+  }
+
+  String name() {
+    return name;
+  }
+
+  synchronized boolean isServing() {
+    return server != null && !server.isShutdown();
+  }
+
+  /** Starts serving; a no-op if already serving. */
+  synchronized void start() throws IOException {
+    if (isServing()) {
+      return;
+    }
+    if (lock == null) {
+      lock = SocketLock.acquire(socket);
+    }
+    Files.deleteIfExists(socket);
+    server = grpc.startServer(socket, services, interceptors, executor);
+    socketKey = fileKey(socket);
+    log.info("Serving {} on {}", name, socket);
+  }
+
+  /** Stops the server, which ends its streams, and removes its socket if it is still ours. */
+  synchronized void stop() {
+    if (server == null) {
+      return;
+    }
+    server.shutdownNow();
+    try {
+      if (!server.awaitTermination(2, TimeUnit.SECONDS)) {
+        log.warn("The {} server did not stop within 2 s", name);
+      }
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+    }
+    server = null;
+    try {
+      if (socketKey != null && socketKey.equals(fileKey(socket))) {
+        Files.deleteIfExists(socket);
+      }
+    } catch (IOException e) {
+      log.debug("Could not remove {}: {}", socket, e.toString());
+    }
+    socketKey = null;
+  }
+
+  /** Whether our socket file is still the one we created (not deleted, not replaced). */
+  synchronized boolean socketIntact() {
+    try {
+      return socketKey != null && socketKey.equals(fileKey(socket));
+    } catch (IOException e) {
+      return false;
+    }
+  }
+
+  private static Object fileKey(Path p) throws IOException {
+    try {
+      return Objects.requireNonNull(Files.readAttributes(p, BasicFileAttributes.class).fileKey());
+    } catch (NoSuchFileException e) {
+      return null;
+    }
+  }
+
+  @Override
+  public synchronized void close() {
+    stop();
+    if (lock != null) {
+      try {
+        lock.close();
+      } catch (IOException e) {
+        log.debug("Could not release the lock of {}: {}", socket, e.toString());
+      }
+      lock = null;
+    }
+  }
+}

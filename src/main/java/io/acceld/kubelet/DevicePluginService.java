@@ -1,0 +1,256 @@
+package io.acceld.kubelet;
+
+import io.acceld.inventory.Device;
+import io.acceld.proto.deviceplugin.v1beta1.AllocateRequest;
+import io.acceld.proto.deviceplugin.v1beta1.AllocateResponse;
+import io.acceld.proto.deviceplugin.v1beta1.ContainerAllocateRequest;
+import io.acceld.proto.deviceplugin.v1beta1.ContainerPreferredAllocationRequest;
+import io.acceld.proto.deviceplugin.v1beta1.ContainerPreferredAllocationResponse;
+import io.acceld.proto.deviceplugin.v1beta1.DevicePluginGrpc;
+import io.acceld.proto.deviceplugin.v1beta1.DevicePluginOptions;
+import io.acceld.proto.deviceplugin.v1beta1.Empty;
+import io.acceld.proto.deviceplugin.v1beta1.ListAndWatchResponse;
+import io.acceld.proto.deviceplugin.v1beta1.PreStartContainerRequest;
+import io.acceld.proto.deviceplugin.v1beta1.PreStartContainerResponse;
+import io.acceld.proto.deviceplugin.v1beta1.PreferredAllocationRequest;
+import io.acceld.proto.deviceplugin.v1beta1.PreferredAllocationResponse;
+import io.grpc.Status;
+import io.grpc.StatusRuntimeException;
+import io.grpc.stub.ServerCallStreamObserver;
+import io.grpc.stub.StreamObserver;
+import java.util.ArrayList;
+import java.util.Collections;
+import java.util.IdentityHashMap;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.concurrent.atomic.AtomicReference;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The {@code v1beta1.DevicePlugin} service of one resource. Every answer comes from the current
+ * {@link ResourceView}, an immutable value swapped in by {@link #update}; Allocate therefore does
+ * pure memory work and is idempotent.
+ *
+ * <p>ListAndWatch follows grpc-java's health-service watch: watchers are kept under one lock, each
+ * gets the full list when it opens and again after every change, and a stream is never completed
+ * while the server runs, because the kubelet treats any end as the plugin going away.
+ */
+final class DevicePluginService extends DevicePluginGrpc.DevicePluginImplBase {
+  private static final Logger log = LoggerFactory.getLogger(DevicePluginService.class);
+
+  private final AtomicReference<ResourceView> view;
+  private final DevicePluginOptions options;
+  private final AllocationResponder responder;
+  private final PreferredAllocation preferred;
+  private final PluginEvents events;
+
+  private final Object watchLock = new Object();
+  // Guarded by watchLock; identity semantics, as observers have no meaningful equals.
+  private final Set<ServerCallStreamObserver<ListAndWatchResponse>> watchers =
+      Collections.newSetFromMap(new IdentityHashMap<>());
+
+  DevicePluginService(
+      ResourceView initial,
+      DevicePluginOptions options,
+      AllocationResponder responder,
+      PreferredAllocation preferred,
+      PluginEvents events) {
+    this.view = new AtomicReference<>(initial);
+    this.options = options;
+    this.responder = responder;
+    this.preferred = preferred;
+    this.events = events;
+  }
+
+  ResourceView view() {
+    return view.get();
+  }
+
+  DevicePluginOptions options() {
+    return options;
+  }
+
+  /** Makes {@code next} current and, if the advertised list changed, sends it to every watcher. */
+  void update(ResourceView next) {
+    ResourceView previous = view.getAndSet(next);
+    if (!next.sameListAs(previous)) {
+      broadcast(next.listAndWatchResponse());
+    }
+  }
+
+  int watcherCount() {
+    synchronized (watchLock) {
+      return watchers.size();
+    }
+  }
+
+  private void broadcast(ListAndWatchResponse response) {
+    synchronized (watchLock) {
+      for (ServerCallStreamObserver<ListAndWatchResponse> w : List.copyOf(watchers)) {
+        send(w, response);
+      }
+    }
+  }
+
+  // Called with watchLock held, which also serialises onNext per stream as gRPC requires.
+  private void send(
+      ServerCallStreamObserver<ListAndWatchResponse> w, ListAndWatchResponse response) {
+    if (w.isCancelled()) {
+      removeWatcher(w);
+      return;
+    }
+    try {
+      w.onNext(response);
+    } catch (RuntimeException e) {
+      log.debug(
+          "Dropping a ListAndWatch stream of {}: {}", view.get().advertisedName(), e.toString());
+      removeWatcher(w);
+    }
+  }
+
+  private void removeWatcher(ServerCallStreamObserver<ListAndWatchResponse> w) {
+    synchronized (watchLock) {
+      if (watchers.remove(w)) {
+        events.streams(view.get().advertisedName(), watchers.size());
+      }
+    }
+  }
+
+  @Override
+  public void getDevicePluginOptions(Empty request, StreamObserver<DevicePluginOptions> response) {
+    response.onNext(options);
+    response.onCompleted();
+  }
+
+  @Override
+  public void listAndWatch(Empty request, StreamObserver<ListAndWatchResponse> response) {
+    ServerCallStreamObserver<ListAndWatchResponse> stream =
+        (ServerCallStreamObserver<ListAndWatchResponse>) response;
+    stream.setOnCancelHandler(() -> removeWatcher(stream));
+    synchronized (watchLock) {
+      watchers.add(stream);
+      events.streams(view.get().advertisedName(), watchers.size());
+      send(stream, view.get().listAndWatchResponse());
+    }
+  }
+
+  @Override
+  public void allocate(AllocateRequest request, StreamObserver<AllocateResponse> response) {
+    ResourceView current = view.get();
+    try {
+      if (request.getContainerRequestsCount() == 0) {
+        throw invalid("the AllocateRequest has no container requests");
+      }
+      // Resolve every container first: one bad ID means nothing at all is handed out.
+      List<List<Device>> resolved = new ArrayList<>();
+      int index = 0;
+      for (ContainerAllocateRequest container : request.getContainerRequestsList()) {
+        resolved.add(resolve(current, container.getDevicesIdsList(), index++));
+      }
+      AllocateResponse.Builder out = AllocateResponse.newBuilder();
+      int handedOut = 0;
+      for (List<Device> devices : resolved) {
+        out.addContainerResponses(responder.respond(devices));
+        handedOut += devices.size();
+      }
+      events.allocated(current.advertisedName(), handedOut);
+      response.onNext(out.build());
+      response.onCompleted();
+    } catch (StatusRuntimeException e) {
+      log.warn(
+          "Allocate of {} refused: {}", current.advertisedName(), e.getStatus().getDescription());
+      response.onError(e);
+    }
+  }
+
+  /**
+   * The physical devices behind {@code ids}, in request order, replicas folded onto their device.
+   */
+  private static List<Device> resolve(ResourceView view, List<String> ids, int container) {
+    if (ids.isEmpty()) {
+      throw invalid("container request " + container + " names no devices");
+    }
+    Map<String, Device> physical = new LinkedHashMap<>();
+    for (String id : ids) {
+      AdvertisedDevice advertised =
+          view.lookup(id)
+              .orElseThrow(
+                  () ->
+                      invalid(
+                          "unknown device ID \""
+                              + id
+                              + "\" for resource "
+                              + view.advertisedName()));
+      Device device = advertised.device();
+      if (!device.isHealthy()) {
+        throw invalid(
+            "device ID \""
+                + id
+                + "\" is Unhealthy"
+                + device.healthReason().map(r -> ": " + r).orElse(""));
+      }
+      physical.putIfAbsent(device.id(), device);
+    }
+    return List.copyOf(physical.values());
+  }
+
+  @Override
+  public void getPreferredAllocation(
+      PreferredAllocationRequest request, StreamObserver<PreferredAllocationResponse> response) {
+    ResourceView current = view.get();
+    PreferredAllocationResponse.Builder out = PreferredAllocationResponse.newBuilder();
+    for (ContainerPreferredAllocationRequest container : request.getContainerRequestsList()) {
+      if (container.getAllocationSize() < 0) {
+        response.onError(invalid("allocation_size must not be negative"));
+        return;
+      }
+      List<String> chosen =
+          preferred.choose(
+              current,
+              container.getAvailableDeviceIDsList(),
+              container.getMustIncludeDeviceIDsList(),
+              container.getAllocationSize());
+      out.addContainerResponses(
+          ContainerPreferredAllocationResponse.newBuilder().addAllDeviceIDs(chosen));
+    }
+    response.onNext(out.build());
+    response.onCompleted();
+  }
+
+  @Override
+  public void preStartContainer(
+      PreStartContainerRequest request, StreamObserver<PreStartContainerResponse> response) {
+    ResourceView current = view.get();
+    for (String id : request.getDevicesIdsList()) {
+      var advertised = current.lookup(id);
+      if (advertised.isEmpty()) {
+        response.onError(
+            Status.FAILED_PRECONDITION
+                .withDescription("device ID \"" + id + "\" is no longer present")
+                .asRuntimeException());
+        return;
+      }
+      Device d = advertised.get().device();
+      if (!d.isHealthy()) {
+        response.onError(
+            Status.FAILED_PRECONDITION
+                .withDescription(
+                    "device ID \""
+                        + id
+                        + "\" is Unhealthy"
+                        + d.healthReason().map(r -> ": " + r).orElse(""))
+                .asRuntimeException());
+        return;
+      }
+    }
+    response.onNext(PreStartContainerResponse.getDefaultInstance());
+    response.onCompleted();
+  }
+
+  private static StatusRuntimeException invalid(String message) {
+    return Status.INVALID_ARGUMENT.withDescription(message).asRuntimeException();
+  }
+}

@@ -1,0 +1,383 @@
+package io.acceld.kubelet;
+
+import io.acceld.config.AgentConfig;
+import io.acceld.config.Settings;
+import io.acceld.inventory.Device;
+import io.acceld.inventory.Inventory;
+import io.acceld.inventory.InventoryDiff;
+import io.acceld.inventory.InventoryStore;
+import io.acceld.proto.deviceplugin.v1beta1.DevicePluginOptions;
+import io.acceld.proto.deviceplugin.v1beta1.RegisterRequest;
+import io.grpc.BindableService;
+import io.grpc.ServerInterceptor;
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.NoSuchFileException;
+import java.nio.file.Path;
+import java.nio.file.attribute.BasicFileAttributes;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Publishes the inventory to the kubelet: one device-plugin server per resource, started and
+ * stopped as resources appear and disappear, each registered the configured way. Watches the
+ * kubelet's directories and, when the kubelet restarts (a new {@code kubelet.sock}) or our socket
+ * disappears, stops the server (ending the old stream), listens again and registers again.
+ */
+public final class KubeletPublisher implements AutoCloseable {
+  private static final Logger log = LoggerFactory.getLogger(KubeletPublisher.class);
+
+  public static final String KUBELET_SOCKET = "kubelet.sock";
+  static final Duration WATCH_POLL = Duration.ofSeconds(1);
+
+  /**
+   * After stopping a server, give the kubelet a moment to see the stream end before re-listening.
+   */
+  static final Duration RESTART_PAUSE = Duration.ofMillis(100);
+
+  private final AgentConfig config;
+  private final RegistrationMode mode;
+  private final Path pluginDir;
+  private final Path registryDir;
+  private final Path kubeletSocket;
+  private final PreferredAllocation preferred;
+  private final PluginEvents events;
+  private final List<ServerInterceptor> interceptors;
+  private final AllocationResponder responder;
+  private final Optional<CdiSpecWriter> cdi;
+  private final DevicePluginOptions options;
+
+  private final UnixGrpc grpc = new UnixGrpc("acceld-grpc", 2);
+  private final ExecutorService callExecutor =
+      Executors.newFixedThreadPool(4, named("acceld-grpc-call"));
+  private final ScheduledExecutorService scheduler =
+      Executors.newScheduledThreadPool(2, named("acceld-kubelet"));
+  private final KubeletRegistrar registrar;
+
+  private final Map<String, Plugin> plugins = new LinkedHashMap<>();
+  private DirectoryWatcher watcher;
+  private Object kubeletKey;
+  private boolean closed;
+
+  public KubeletPublisher(
+      AgentConfig config,
+      PreferredAllocation preferred,
+      PluginEvents events,
+      List<ServerInterceptor> interceptors) {
+    this.config = config;
+    this.mode = RegistrationMode.parse(config.get(Settings.KUBELET_REGISTRATION));
+    this.pluginDir = config.get(Settings.DEVICE_PLUGIN_DIR);
+    this.registryDir = config.get(Settings.PLUGINS_REGISTRY_DIR);
+    this.kubeletSocket = pluginDir.resolve(KUBELET_SOCKET);
+    this.preferred = preferred;
+    this.events = events;
+    this.interceptors = List.copyOf(interceptors);
+    Path hostDev = config.get(Settings.HOST_DEV_PREFIX);
+    boolean cdiOn = config.get(Settings.CDI);
+    this.cdi =
+        cdiOn
+            ? Optional.of(new CdiSpecWriter(config.get(Settings.CDI_DIR), hostDev))
+            : Optional.empty();
+    this.responder =
+        new AllocationResponder(
+            hostDev,
+            config.get(Settings.PASS_DEVICE_SPECS),
+            cdiOn ? Optional.of(CdiSpecWriter.names()) : Optional.empty());
+    this.options =
+        DevicePluginOptions.newBuilder()
+            .setPreStartRequired(config.get(Settings.PRE_START_REQUIRED))
+            .setGetPreferredAllocationAvailable(true)
+            .build();
+    this.registrar = new KubeletRegistrar(kubeletSocket, grpc, scheduler);
+  }
+
+  private static java.util.concurrent.ThreadFactory named(String prefix) {
+    AtomicInteger n = new AtomicInteger();
+    return r -> {
+      Thread t = new Thread(r, prefix + "-" + n.incrementAndGet());
+      t.setDaemon(true);
+      return t;
+    };
+  }
+
+  /** Serves what {@code store} holds now and follows its changes. */
+  public void start(InventoryStore store) throws IOException {
+    Path socketDir = mode == RegistrationMode.PLUGIN_WATCHER ? registryDir : pluginDir;
+    List<Path> watched = new ArrayList<>(List.of(socketDir));
+    if (mode == RegistrationMode.CLASSIC && !socketDir.equals(pluginDir)) {
+      watched.add(pluginDir);
+    }
+    synchronized (this) {
+      kubeletKey = fileKey(kubeletSocket);
+      watcher = new DirectoryWatcher(watched, WATCH_POLL, this::check);
+    }
+    store.subscribe(this::onChange);
+    reconcile(store.current());
+    watcher.start();
+  }
+
+  private void onChange(Inventory current, InventoryDiff diff) {
+    reconcile(current);
+  }
+
+  /** Brings the servers in line with {@code inventory}. */
+  synchronized void reconcile(Inventory inventory) {
+    if (closed) {
+      return;
+    }
+    Map<String, ResourceView> desired = new LinkedHashMap<>();
+    for (String resource : inventory.resources()) {
+      ResourceView view = ResourceView.of(inventory, resource, config.sharing(resource));
+      desired.put(view.advertisedName(), view);
+    }
+    for (var it = plugins.entrySet().iterator(); it.hasNext(); ) {
+      var entry = it.next();
+      if (!desired.containsKey(entry.getKey())) {
+        log.info("Resource {} has no devices any more; stopping its server", entry.getKey());
+        entry.getValue().close();
+        it.remove();
+      }
+    }
+    desired.forEach(
+        (name, view) -> {
+          Plugin plugin = plugins.get(name);
+          if (plugin == null) {
+            plugin = new Plugin(view);
+            plugins.put(name, plugin);
+            plugin.writeCdi(view);
+            plugin.startAndRegister();
+          } else {
+            plugin.writeCdi(view);
+            plugin.service.update(view);
+          }
+        });
+  }
+
+  /** Compares the sockets with what we expect and restarts what a kubelet restart broke. */
+  synchronized void check() {
+    if (closed) {
+      return;
+    }
+    boolean kubeletRestarted = false;
+    if (mode == RegistrationMode.CLASSIC) {
+      Object key = fileKey(kubeletSocket);
+      if (key != null && !key.equals(kubeletKey)) {
+        kubeletRestarted = kubeletKey != null;
+        log.info(
+            "{} {}",
+            kubeletSocket,
+            kubeletRestarted ? "was re-created: the kubelet restarted" : "appeared");
+      }
+      if (key != null) {
+        kubeletKey = key;
+      }
+    }
+    for (Plugin plugin : plugins.values()) {
+      if (!plugin.server.isServing()) {
+        plugin.startAndRegister();
+      } else if (!plugin.server.socketIntact()) {
+        log.info("Our socket {} disappeared; serving it again", plugin.server.socket());
+        plugin.restart();
+      } else if (kubeletRestarted && plugin.registered) {
+        // A plugin still waiting to register will find the new socket by itself.
+        plugin.restart();
+      }
+    }
+  }
+
+  /** Registration state by advertised resource name. */
+  public synchronized Map<String, Boolean> registrations() {
+    Map<String, Boolean> state = new LinkedHashMap<>();
+    plugins.forEach((name, p) -> state.put(name, p.registered));
+    return state;
+  }
+
+  /** True once every resource is registered (or, with registration none, serving). */
+  public synchronized boolean ready() {
+    return plugins.values().stream().allMatch(p -> p.registered);
+  }
+
+  /** The socket serving {@code advertisedName}, if it has a server. */
+  public synchronized Optional<Path> socketOf(String advertisedName) {
+    return Optional.ofNullable(plugins.get(advertisedName)).map(p -> p.server.socket());
+  }
+
+  @Override
+  public void close() {
+    synchronized (this) {
+      if (closed) {
+        return;
+      }
+      closed = true;
+    }
+    if (watcher != null) {
+      watcher.close();
+    }
+    synchronized (this) {
+      plugins.values().forEach(Plugin::close);
+      plugins.clear();
+    }
+    scheduler.shutdownNow();
+    callExecutor.shutdownNow();
+    grpc.close();
+  }
+
+  private static Object fileKey(Path p) {
+    try {
+      return Files.readAttributes(p, BasicFileAttributes.class).fileKey();
+    } catch (NoSuchFileException e) {
+      return null;
+    } catch (IOException e) {
+      return null;
+    }
+  }
+
+  /** One resource's service, server and registration. Guarded by the publisher's lock. */
+  private final class Plugin {
+    final String name;
+    final DevicePluginService service;
+    final DevicePluginServer server;
+    volatile boolean registered;
+    private KubeletRegistrar.Attempt attempt;
+    private List<Device> cdiDevices = List.of();
+    private boolean startFailureLogged;
+
+    Plugin(ResourceView view) {
+      this.name = view.advertisedName();
+      this.service = new DevicePluginService(view, options, responder, preferred, events);
+      List<BindableService> services = new ArrayList<>(List.of(service));
+      Path dir = pluginDir;
+      if (mode == RegistrationMode.PLUGIN_WATCHER) {
+        dir = registryDir;
+        services.add(new PluginRegistrationService(name, this::onWatcherStatus));
+      }
+      this.server =
+          new DevicePluginServer(
+              name,
+              dir.resolve(DevicePluginServer.socketName(name)),
+              services,
+              interceptors,
+              grpc,
+              callExecutor);
+    }
+
+    void startAndRegister() {
+      try {
+        server.start();
+        startFailureLogged = false;
+      } catch (IOException e) {
+        if (!startFailureLogged) {
+          log.error(
+              "Cannot serve {}: {}; retrying every {} s",
+              name,
+              e.getMessage(),
+              WATCH_POLL.toSeconds());
+          startFailureLogged = true;
+        }
+        return;
+      }
+      switch (mode) {
+        case CLASSIC -> attempt = registrar.register(registerRequest(), this::onRegistered);
+        case NONE -> onRegistered(true);
+        case PLUGIN_WATCHER -> {
+          // Registered when the kubelet says so through NotifyRegistrationStatus.
+        }
+      }
+    }
+
+    private RegisterRequest registerRequest() {
+      return RegisterRequest.newBuilder()
+          .setVersion(PluginRegistrationService.API_VERSION)
+          .setEndpoint(server.socket().getFileName().toString())
+          .setResourceName(name)
+          .setOptions(options)
+          .build();
+    }
+
+    private void onRegistered(boolean ok) {
+      registered = ok;
+      events.registered(name, ok);
+    }
+
+    private void onWatcherStatus(boolean ok) {
+      onRegistered(ok);
+      if (!ok) {
+        scheduler.execute(
+            () -> {
+              synchronized (KubeletPublisher.this) {
+                if (!closed && plugins.get(name) == this) {
+                  restart();
+                }
+              }
+            });
+      }
+    }
+
+    void restart() {
+      stopServing();
+      try {
+        Thread.sleep(RESTART_PAUSE.toMillis());
+      } catch (InterruptedException e) {
+        Thread.currentThread().interrupt();
+        return;
+      }
+      startAndRegister();
+    }
+
+    private void stopServing() {
+      if (attempt != null) {
+        attempt.cancel();
+        attempt = null;
+      }
+      if (registered) {
+        onRegistered(false);
+      }
+      server.stop();
+    }
+
+    void writeCdi(ResourceView view) {
+      if (cdi.isEmpty()) {
+        return;
+      }
+      List<Device> physical =
+          view.devices().stream().map(AdvertisedDevice::device).distinct().toList();
+      if (physical.equals(cdiDevices)) {
+        return;
+      }
+      try {
+        cdi.get().write(view.resource(), physical);
+        cdiDevices = physical;
+      } catch (IOException e) {
+        log.error("Cannot write the CDI spec of {}: {}", view.resource(), e.toString());
+      }
+    }
+
+    void close() {
+      stopServing();
+      server.close();
+      if (cdi.isPresent() && !cdiDevices.isEmpty()) {
+        try {
+          cdi.get().remove(service.view().resource());
+        } catch (IOException e) {
+          log.debug("Cannot remove the CDI spec of {}: {}", name, e.toString());
+        }
+      }
+    }
+  }
+
+  /** For tests and shutdown accounting: how long to wait for in-flight registration calls. */
+  void awaitSchedulerIdle(Duration timeout) throws InterruptedException {
+    scheduler.awaitTermination(timeout.toMillis(), TimeUnit.MILLISECONDS);
+  }
+}
