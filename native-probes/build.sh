@@ -34,6 +34,8 @@ if ! command -v "$cc" >/dev/null 2>&1; then
   exit 127
 fi
 
+# -Bsymbolic: each copy of the library (tests load one per temp dir, RTLD_GLOBAL) must bind its
+# own symbols, never an earlier copy's.
 # $1 = output file, remaining args = extra compiler flags. Builds into a temp file and renames,
 # so an interrupted or failed build never leaves a fresh-looking broken library behind.
 build() {
@@ -43,7 +45,7 @@ build() {
   tmp="$target.tmp.$$"
   # shellcheck disable=SC2086
   if ! "$cc" -std=gnu11 -O2 -g -Wall -Wextra -Werror -D_GNU_SOURCE -fPIC -shared \
-      -fvisibility=hidden -Wl,-soname,libnvidia-ml.so.1 -Wl,--no-undefined "$@" \
+      -fvisibility=hidden -Wl,-Bsymbolic -Wl,-soname,libnvidia-ml.so.1 -Wl,--no-undefined "$@" \
       -o "$tmp" $sources -lpthread -ldl; then
     rm -f "$tmp"
     echo "native-probes: building $target failed (see compiler output above)" >&2

@@ -51,10 +51,14 @@ void fake_scenario_path(char *out, size_t size) {
     snprintf(out, size, "%s", env);
     return;
   }
-  /* dladdr on one of our own symbols names the file this copy was loaded from. */
+  /*
+   * dladdr on one of our own symbols names the file this copy was loaded from. It must be a
+   * hidden symbol: JNA loads with RTLD_GLOBAL, so &nvmlInit_v2 in a second copy of the library
+   * would resolve to the first copy's function and find the first copy's scenario.
+   */
   Dl_info info;
   char dir[FAKE_PATH_MAX] = ".";
-  if (dladdr((const void *)&nvmlInit_v2, &info) != 0 && info.dli_fname != NULL) {
+  if (dladdr((const void *)&fake_scenario_path, &info) != 0 && info.dli_fname != NULL) {
     dirname_of(info.dli_fname, dir, sizeof(dir));
   }
   snprintf(out, size, "%s/nvml-scenario.conf", dir);
