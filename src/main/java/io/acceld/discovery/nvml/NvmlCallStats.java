@@ -25,6 +25,9 @@ public final class NvmlCallStats {
 
   private final Map<String, Counter> counters = new ConcurrentHashMap<>();
 
+  /** Created by the loader, one per loaded library; read-only for everyone else. */
+  NvmlCallStats() {}
+
   void record(String function, boolean error) {
     Counter counter = counters.computeIfAbsent(function, f -> new Counter());
     counter.calls.increment();
