@@ -1,0 +1,130 @@
+/*
+ * Internal state of acceld's NVML test double (not part of any NVML API).
+ *
+ * Locking: one global mutex (g_fake.lock) guards everything below except the call counter
+ * (atomic) and the init refcount transitions, which are additionally serialised by
+ * g_fake.lifecycle so that a final nvmlShutdown can join the control thread without holding
+ * the state lock.
+ */
+#ifndef ACCELD_FAKE_NVML_INTERNAL_H
+#define ACCELD_FAKE_NVML_INTERNAL_H
+
+#include <pthread.h>
+
+#include "nvml_types.h"
+
+/* Only NVML entry points and the acceld_fake_* controls are exported; helpers stay hidden. */
+#define FAKE_EXPORT __attribute__((visibility("default")))
+
+#define FAKE_MAX_GPUS 64
+#define FAKE_MAX_CPUS 4096
+#define FAKE_CPU_WORDS (FAKE_MAX_CPUS / (8 * (int)sizeof(unsigned long)))
+#define FAKE_QUEUE_CAPACITY 1024
+#define FAKE_PATH_MAX 4096
+#define FAKE_TOPO_DEFAULT (-1)
+
+/* What the double knows about one GPU. Handles given to callers point at these. */
+struct nvmlDevice_st {
+  unsigned int index;
+  char uuid[NVML_DEVICE_UUID_V2_BUFFER_SIZE];
+  char name[NVML_DEVICE_NAME_V2_BUFFER_SIZE];
+  unsigned int domain, bus, device;
+  unsigned int pci_device_id;
+  unsigned int minor;
+  unsigned long long memory_total;
+  unsigned long long memory_used;
+  int numa;
+  unsigned long cpus[FAKE_CPU_WORDS];
+  int mig;            /* 0, 1, or -1 = NOT_SUPPORTED */
+  int cc_major;       /* -1 = NOT_SUPPORTED */
+  int cc_minor;
+  unsigned long long supported_events;
+  long temperature;   /* -1 = NOT_SUPPORTED */
+  long power_mw;      /* -1 = NOT_SUPPORTED */
+  int util_gpu;       /* -1 = NOT_SUPPORTED */
+  int util_mem;
+  int ecc;            /* 0 = ECC off: ECC counters and retired pages are NOT_SUPPORTED */
+  unsigned long long ecc_corrected;
+  unsigned long long ecc_uncorrected;
+  int retired_pending;
+  int lost;
+  int link_count;                          /* links 0..link_count-1 are ENABLED */
+  int link_remote[NVML_NVLINK_MAX_LINKS];  /* peer GPU index per link */
+};
+
+struct fake_event {
+  unsigned int gpu;
+  unsigned long long type;
+  unsigned long long data;
+};
+
+/* Event sets are heap-allocated and kept in a list so handles from callers can be validated. */
+struct nvmlEventSet_st {
+  struct nvmlEventSet_st *next;
+  unsigned long long registered[FAKE_MAX_GPUS]; /* event mask per GPU index */
+  struct fake_event queue[FAKE_QUEUE_CAPACITY];
+  unsigned int head, count;
+  unsigned long long dropped;
+  int waiters; /* threads blocked in nvmlEventSetWait_v2 on this set */
+  int freed;   /* freed (or library shut down) while a waiter was blocked: last waiter frees it */
+};
+
+/* Scenario-driven configuration; reset on every (re)load. */
+struct fake_scenario {
+  char driver[NVML_SYSTEM_DRIVER_VERSION_BUFFER_SIZE];
+  int cuda; /* 0 = unknown: cuda queries return LIBRARY_NOT_FOUND */
+  int init_error;
+  unsigned int gpu_count;
+  struct nvmlDevice_st gpus[FAKE_MAX_GPUS];
+  int topo[FAKE_MAX_GPUS][FAKE_MAX_GPUS]; /* FAKE_TOPO_DEFAULT = derive from NUMA */
+};
+
+struct fake_global {
+  pthread_mutex_t lock;
+  pthread_mutex_t lifecycle;
+  pthread_cond_t changed; /* CLOCK_MONOTONIC; broadcast on every event/lost/fail-waits/stop */
+  int cond_ready;
+  unsigned int init_count;
+  struct fake_scenario sc;
+  struct nvmlEventSet_st *sets;
+  int fail_waits_code;
+  int fail_waits_left;
+  /* control file thread */
+  char control_path[FAKE_PATH_MAX];
+  long control_offset;
+  int control_running;
+  int control_stop;
+  pthread_t control_thread;
+};
+
+extern struct fake_global g_fake;
+
+/* Counts every exported NVML call (acceld_fake_call_count). */
+void fake_count_call(void);
+
+/* fake_nvml.c: call prologue/epilogue. On SUCCESS the lock is held until fake_leave. */
+nvmlReturn_t fake_enter(void);
+nvmlReturn_t fake_leave(nvmlReturn_t rc);
+struct nvmlDevice_st *fake_device_locked(nvmlDevice_t handle);
+nvmlReturn_t fake_enter_device(nvmlDevice_t handle, struct nvmlDevice_st **out, int fail_if_lost);
+
+/* fake_nvml_scenario.c: fills sc from the file; never fails (problems go to stderr). */
+void fake_scenario_load(struct fake_scenario *sc, const char *path);
+void fake_scenario_path(char *out, size_t size);
+void fake_control_path(char *out, size_t size, const char *scenario_path);
+
+/* fake_nvml_events.c: all require g_fake.lock held. */
+int fake_queue_event_locked(unsigned int gpu, unsigned long long type, unsigned long long data);
+void fake_free_all_sets_locked(void);
+
+/* fake_nvml_control.c: control-file thread. Called with lifecycle held, lock NOT held. */
+void fake_control_start(const char *scenario_path);
+void fake_control_stop(void);
+
+/* Shared implementations of the acceld_fake_* controls (take the lock themselves). */
+int fake_set_lost(unsigned int gpu, int lost);
+int fake_fail_waits(int code, int count);
+int fake_add_ecc(unsigned int gpu, unsigned long long corrected, unsigned long long uncorrected);
+int fake_inject(unsigned int gpu, unsigned long long type, unsigned long long data);
+
+#endif /* ACCELD_FAKE_NVML_INTERNAL_H */

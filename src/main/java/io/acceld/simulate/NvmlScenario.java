@@ -1,0 +1,377 @@
+package io.acceld.simulate;
+
+import java.io.IOException;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.StandardCopyOption;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.Objects;
+import java.util.OptionalInt;
+import java.util.regex.Pattern;
+
+/**
+ * A scenario for the NVML test double ({@code native-probes/}): which GPUs a simulated node has and
+ * how they are connected. Rendered to {@code nvml-scenario.conf}, which the double reads next to
+ * its {@code libnvidia-ml.so.1} on the first {@code nvmlInit}.
+ *
+ * <p>Immutable: every method returns a new scenario, so tests can derive variants from a shared
+ * base. GPUs are numbered in the order they are added; {@link #topology} and {@link #nvlink} refer
+ * to those numbers.
+ *
+ * <pre>{@code
+ * NvmlScenario.empty()
+ *     .driver("550.54.15")
+ *     .cuda(12040)
+ *     .gpu(NvmlScenario.Gpu.of("GPU-0b3f...", "0000:18:00.0").name("NVIDIA H100 80GB HBM3"))
+ *     .gpu(NvmlScenario.Gpu.of("GPU-5c1e...", "0000:2a:00.0"))
+ *     .topology(0, 1, 10)
+ *     .nvlink(0, 1, 18)
+ *     .writeTo(dir);
+ * }</pre>
+ */
+public final class NvmlScenario {
+  /** The file name the double looks for next to the library. */
+  public static final String FILE_NAME = "nvml-scenario.conf";
+
+  private final String driver;
+  private final Integer cuda;
+  private final Integer initError;
+  private final List<Gpu> gpus;
+  private final List<int[]> topology;
+  private final List<int[]> nvlinks;
+
+  private NvmlScenario(
+      String driver,
+      Integer cuda,
+      Integer initError,
+      List<Gpu> gpus,
+      List<int[]> topology,
+      List<int[]> nvlinks) {
+    this.driver = driver;
+    this.cuda = cuda;
+    this.initError = initError;
+    this.gpus = List.copyOf(gpus);
+    this.topology = List.copyOf(topology);
+    this.nvlinks = List.copyOf(nvlinks);
+  }
+
+  /** No GPUs, driver and CUDA version left to the double's defaults. */
+  public static NvmlScenario empty() {
+    return new NvmlScenario(null, null, null, List.of(), List.of(), List.of());
+  }
+
+  /** Reported by {@code nvmlSystemGetDriverVersion}, e.g. {@code 550.54.15}. */
+  public NvmlScenario driver(String version) {
+    return new NvmlScenario(
+        Values.token("driver", version), cuda, initError, gpus, topology, nvlinks);
+  }
+
+  /** CUDA driver version as NVML encodes it: 12040 for 12.4. */
+  public NvmlScenario cuda(int encodedVersion) {
+    Values.check(encodedVersion > 0, "cuda version must be positive: " + encodedVersion);
+    return new NvmlScenario(driver, encodedVersion, initError, gpus, topology, nvlinks);
+  }
+
+  /** Makes {@code nvmlInit_v2} fail with this NVML return code (e.g. 9, DRIVER_NOT_LOADED). */
+  public NvmlScenario initError(int nvmlReturnCode) {
+    Values.check(nvmlReturnCode >= 0, "return code must not be negative: " + nvmlReturnCode);
+    return new NvmlScenario(driver, cuda, nvmlReturnCode, gpus, topology, nvlinks);
+  }
+
+  /** Adds a GPU; its NVML index is the number of GPUs added before it. */
+  public NvmlScenario gpu(Gpu gpu) {
+    Objects.requireNonNull(gpu, "gpu");
+    List<Gpu> more = new ArrayList<>(gpus);
+    more.add(gpu);
+    return new NvmlScenario(driver, cuda, initError, more, topology, nvlinks);
+  }
+
+  /**
+   * Sets the NVML topology level between two GPUs (both directions). Unset pairs get NODE (40) on
+   * the same NUMA node, else SYSTEM (50).
+   */
+  public NvmlScenario topology(int gpuA, int gpuB, int level) {
+    Values.check(level >= 0, "topology level must not be negative: " + level);
+    List<int[]> more = new ArrayList<>(topology);
+    more.add(pair(gpuA, gpuB, level));
+    return new NvmlScenario(driver, cuda, initError, gpus, more, nvlinks);
+  }
+
+  /** Adds {@code links} active NVLinks between two GPUs (at most 36 per GPU in total). */
+  public NvmlScenario nvlink(int gpuA, int gpuB, int links) {
+    Values.check(links > 0 && links <= 36, "links must be 1..36: " + links);
+    List<int[]> more = new ArrayList<>(nvlinks);
+    more.add(pair(gpuA, gpuB, links));
+    return new NvmlScenario(driver, cuda, initError, gpus, topology, more);
+  }
+
+  public List<Gpu> gpus() {
+    return gpus;
+  }
+
+  public OptionalInt initError() {
+    return initError == null ? OptionalInt.empty() : OptionalInt.of(initError);
+  }
+
+  /**
+   * The scenario file's text.
+   *
+   * @throws IllegalStateException if a topology or NVLink line names a GPU that was not added
+   */
+  public String render() {
+    StringBuilder out = new StringBuilder("# NVML test double scenario (io.acceld.simulate)\n");
+    if (driver != null) {
+      out.append("driver ").append(driver).append('\n');
+    }
+    if (cuda != null) {
+      out.append("cuda ").append(cuda).append('\n');
+    }
+    if (initError != null) {
+      out.append("init-error ").append(initError).append('\n');
+    }
+    for (Gpu gpu : gpus) {
+      out.append(gpu.render()).append('\n');
+    }
+    appendPairs(out, "topo", topology);
+    appendPairs(out, "nvlink", nvlinks);
+    return out.toString();
+  }
+
+  /**
+   * Writes {@link #FILE_NAME} into {@code dir} (created if needed). The file is replaced
+   * atomically, so a library initialising concurrently never reads half a scenario.
+   *
+   * @return the written file
+   */
+  public Path writeTo(Path dir) throws IOException {
+    Files.createDirectories(dir);
+    Path target = dir.resolve(FILE_NAME);
+    Path tmp = Files.createTempFile(dir, FILE_NAME, ".tmp");
+    try {
+      Files.writeString(tmp, render(), StandardCharsets.UTF_8);
+      Files.move(tmp, target, StandardCopyOption.REPLACE_EXISTING, StandardCopyOption.ATOMIC_MOVE);
+    } finally {
+      Files.deleteIfExists(tmp);
+    }
+    return target;
+  }
+
+  @Override
+  public String toString() {
+    return render();
+  }
+
+  private static int[] pair(int a, int b, int value) {
+    Values.check(a >= 0 && b >= 0 && a != b, "need two different GPU indices: " + a + ", " + b);
+    return new int[] {a, b, value};
+  }
+
+  private void appendPairs(StringBuilder out, String directive, List<int[]> pairs) {
+    for (int[] p : pairs) {
+      if (p[0] >= gpus.size() || p[1] >= gpus.size()) {
+        throw new IllegalStateException(
+            directive + " " + p[0] + " " + p[1] + ": only " + gpus.size() + " GPUs added");
+      }
+      out.append(directive).append(' ').append(p[0]).append(' ').append(p[1]);
+      out.append(' ').append(p[2]).append('\n');
+    }
+  }
+
+  /** MIG capability of a simulated GPU. */
+  public enum Mig {
+    DISABLED("0"),
+    ENABLED("1"),
+    /** Not MIG-capable: NVML answers NOT_SUPPORTED. */
+    UNSUPPORTED("unsupported");
+
+    private final String value;
+
+    Mig(String value) {
+      this.value = value;
+    }
+  }
+
+  /**
+   * One simulated GPU. Immutable like the scenario. Attributes left unset take the double's
+   * defaults: minor = index, 80 GiB, NUMA -1, no CPUs, events XID|DBE|SBE, ECC on; MIG, compute
+   * capability, temperature, power and utilisation unset mean NOT_SUPPORTED.
+   */
+  public static final class Gpu {
+    private final Map<String, String> attributes;
+
+    private Gpu(Map<String, String> attributes) {
+      this.attributes = attributes;
+    }
+
+    /**
+     * @param uuid e.g. {@code GPU-0b3f4c1d-...}
+     * @param pciAddress e.g. {@code 0000:18:00.0} (NVML's 8-digit upper-case form works too)
+     */
+    public static Gpu of(String uuid, String pciAddress) {
+      Map<String, String> attributes = new LinkedHashMap<>();
+      attributes.put("uuid", Values.token("uuid", uuid));
+      Values.check(
+          Values.PCI_ADDRESS.matcher(pciAddress).matches(), "not a PCI address: " + pciAddress);
+      attributes.put("bus", pciAddress);
+      return new Gpu(attributes);
+    }
+
+    public String uuid() {
+      return attributes.get("uuid");
+    }
+
+    public String pciAddress() {
+      return attributes.get("bus");
+    }
+
+    /** Model name, e.g. {@code NVIDIA H100 80GB HBM3}. */
+    public Gpu name(String name) {
+      Values.check(name.length() < 96, "name too long");
+      return with("name", Values.text("name", name));
+    }
+
+    /** {@code (deviceId << 16) | vendorId}, e.g. {@code 0x233010de}. */
+    public Gpu pciDeviceId(int pciDeviceId) {
+      return with("pciid", String.format(Locale.ROOT, "0x%08x", pciDeviceId));
+    }
+
+    public Gpu minor(int minor) {
+      Values.check(minor >= 0, "minor must not be negative");
+      return with("minor", Integer.toString(minor));
+    }
+
+    public Gpu memoryBytes(long bytes) {
+      Values.check(bytes >= 0, "memory must not be negative");
+      return with("memory", Long.toString(bytes));
+    }
+
+    public Gpu memoryUsedBytes(long bytes) {
+      Values.check(bytes >= 0, "used memory must not be negative");
+      return with("memused", Long.toString(bytes));
+    }
+
+    /** Decides the default topology to other GPUs (same node: NODE, else SYSTEM). */
+    public Gpu numaNode(int node) {
+      Values.check(node >= -1, "NUMA node must be >= -1");
+      return with("numa", Integer.toString(node));
+    }
+
+    /** CPU list in sysfs {@code local_cpulist} form, e.g. {@code 0-31,64-95}. */
+    public Gpu cpus(String cpuList) {
+      Values.check(Values.CPU_LIST.matcher(cpuList).matches(), "not a CPU list: " + cpuList);
+      return with("cpus", cpuList);
+    }
+
+    public Gpu mig(Mig mig) {
+      return with("mig", mig.value);
+    }
+
+    /** E.g. {@code 9.0}. */
+    public Gpu computeCapability(String majorDotMinor) {
+      Values.check(
+          majorDotMinor.matches("\\d+\\.\\d+"), "not a compute capability: " + majorDotMinor);
+      return with("cc", majorDotMinor);
+    }
+
+    /** Mask of NVML event types the GPU supports (e.g. 0x0b = XID, DBE, SBE). */
+    public Gpu supportedEvents(long mask) {
+      return with("events", "0x" + Long.toHexString(mask));
+    }
+
+    public Gpu temperatureCelsius(int celsius) {
+      Values.check(celsius >= 0, "temperature must not be negative");
+      return with("temp", Integer.toString(celsius));
+    }
+
+    public Gpu powerMilliwatts(int milliwatts) {
+      Values.check(milliwatts >= 0, "power must not be negative");
+      return with("power", Integer.toString(milliwatts));
+    }
+
+    public Gpu utilization(int gpuPercent, int memoryPercent) {
+      Values.check(
+          gpuPercent >= 0 && gpuPercent <= 100 && memoryPercent >= 0 && memoryPercent <= 100,
+          "utilisation must be 0..100");
+      return with("util", gpuPercent + "/" + memoryPercent);
+    }
+
+    /** ECC off: ECC counters and retired pages answer NOT_SUPPORTED. */
+    public Gpu ecc(boolean enabled) {
+      return with("ecc", enabled ? "1" : "0");
+    }
+
+    /** Already fallen off the bus when NVML initialises. */
+    public Gpu lost(boolean lost) {
+      return with("lost", lost ? "1" : "0");
+    }
+
+    private Gpu with(String key, String value) {
+      Map<String, String> copy = new LinkedHashMap<>(attributes);
+      copy.put(key, value);
+      return new Gpu(copy);
+    }
+
+    String render() {
+      StringBuilder line = new StringBuilder("gpu");
+      attributes.forEach((k, v) -> line.append(' ').append(k).append('=').append(Values.quote(v)));
+      return line.toString();
+    }
+
+    @Override
+    public boolean equals(Object o) {
+      return o instanceof Gpu other && attributes.equals(other.attributes);
+    }
+
+    @Override
+    public int hashCode() {
+      return attributes.hashCode();
+    }
+
+    @Override
+    public String toString() {
+      return render();
+    }
+  }
+
+  /** Validation and quoting shared by the scenario and its GPUs. */
+  private static final class Values {
+    static final Pattern PCI_ADDRESS =
+        Pattern.compile("([0-9a-fA-F]{4}|[0-9a-fA-F]{8}):[0-9a-fA-F]{2}:[01][0-9a-fA-F]\\.[0-7]");
+    static final Pattern CPU_LIST = Pattern.compile("(\\d+(-\\d+)?(,\\d+(-\\d+)?)*)?");
+
+    private Values() {}
+
+    static void check(boolean ok, String message) {
+      if (!ok) {
+        throw new IllegalArgumentException(message);
+      }
+    }
+
+    /** A value the file format cannot carry would silently turn into a different scenario. */
+    static String text(String what, String value) {
+      Objects.requireNonNull(value, what);
+      check(
+          value.indexOf('"') < 0 && value.indexOf('\n') < 0 && value.indexOf('\r') < 0,
+          what + " must not contain quotes or line breaks: " + value);
+      return value;
+    }
+
+    /** A single word: no blanks, quotes or comment marks. */
+    static String token(String what, String value) {
+      text(what, value);
+      check(
+          !value.isEmpty() && !value.matches(".*[\\s#].*"),
+          what + " must be one non-empty word: " + value);
+      return value;
+    }
+
+    static String quote(String value) {
+      return value.isEmpty() || value.matches(".*[\\s#].*") ? '"' + value + '"' : value;
+    }
+  }
+}

@@ -1,0 +1,38 @@
+package io.acceld.testing;
+
+import ch.qos.logback.classic.Level;
+import ch.qos.logback.classic.Logger;
+import ch.qos.logback.classic.spi.ILoggingEvent;
+import ch.qos.logback.core.read.ListAppender;
+import java.util.List;
+import org.slf4j.LoggerFactory;
+
+/** Records what one class logs, for tests that assert on operator-visible log lines. */
+public final class LogCapture implements AutoCloseable {
+  private final Logger logger;
+  private final ListAppender<ILoggingEvent> appender = new ListAppender<>();
+
+  private LogCapture(Class<?> source) {
+    logger = (Logger) LoggerFactory.getLogger(source);
+    appender.start();
+    logger.addAppender(appender);
+  }
+
+  public static LogCapture of(Class<?> source) {
+    return new LogCapture(source);
+  }
+
+  /** Formatted messages logged at WARN or above, in order. */
+  public List<String> warnings() {
+    return appender.list.stream()
+        .filter(e -> e.getLevel().isGreaterOrEqual(Level.WARN))
+        .map(ILoggingEvent::getFormattedMessage)
+        .toList();
+  }
+
+  @Override
+  public void close() {
+    logger.detachAppender(appender);
+    appender.stop();
+  }
+}
