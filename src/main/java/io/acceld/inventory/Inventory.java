@@ -18,7 +18,9 @@ public final class Inventory {
   public static final Inventory EMPTY = new Inventory(List.of(), NodeInfo.EMPTY, Topology.EMPTY);
 
   private static final Comparator<Device> ORDER =
-      Comparator.comparing(Device::resource).thenComparing(Device::id);
+      Comparator.comparing(Device::resource)
+          .thenComparing(Device::pciAddress)
+          .thenComparing(Device::id);
 
   private final List<Device> devices;
   private final Map<String, Device> byId;

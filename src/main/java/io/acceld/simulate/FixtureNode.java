@@ -2,6 +2,7 @@ package io.acceld.simulate;
 
 import io.acceld.inventory.PcieLevel;
 import java.util.List;
+import java.util.Locale;
 
 /**
  * A fixture node: its file tree, and the NVIDIA GPUs and links the NVML double should report for
@@ -15,5 +16,35 @@ public record FixtureNode(FakeNodeTree tree, List<SimulatedGpu> gpus, List<GpuLi
   public FixtureNode {
     gpus = List.copyOf(gpus);
     links = List.copyOf(links);
+  }
+
+  /** What the NVML double should report for this node: the same GPUs, levels and NVLinks. */
+  public NvmlScenario nvmlScenario() {
+    NvmlScenario scenario =
+        NvmlScenario.empty().driver(Fixtures.NVIDIA_DRIVER).cuda(Fixtures.CUDA_DRIVER);
+    for (SimulatedGpu g : gpus) {
+      scenario =
+          scenario.gpu(
+              NvmlScenario.Gpu.of(g.uuid(), g.pciAddress().toUpperCase(Locale.ROOT))
+                  .name(g.name())
+                  .pciDeviceId((g.pciDeviceId() << 16) | 0x10de)
+                  .minor(g.minor())
+                  .memoryBytes(g.memoryBytes())
+                  .memoryUsedBytes(512L << 20)
+                  .numaNode(g.numaNode())
+                  .cpus(g.cpus())
+                  .mig(NvmlScenario.Mig.DISABLED)
+                  .computeCapability("9.0")
+                  .temperatureCelsius(34 + g.index())
+                  .powerMilliwatts(70_000 + 1_000 * g.index())
+                  .utilization(0, 0));
+    }
+    for (GpuLink link : links) {
+      scenario = scenario.topology(link.a(), link.b(), link.level().nvmlValue());
+      if (link.nvlinks() > 0) {
+        scenario = scenario.nvlink(link.a(), link.b(), link.nvlinks());
+      }
+    }
+    return scenario;
   }
 }

@@ -114,7 +114,7 @@ public final class SimulatedNode implements AutoCloseable {
       Files.createDirectories(dir);
       Path copy = dir.resolve(DOUBLE_FILE);
       Files.copy(built, copy, StandardCopyOption.REPLACE_EXISTING);
-      NvmlScenarios.forFixture(node).writeTo(dir);
+      node.nvmlScenario().writeTo(dir);
       return copy;
     } catch (IOException e) {
       throw new UncheckedIOException("cannot install the NVML double", e);
