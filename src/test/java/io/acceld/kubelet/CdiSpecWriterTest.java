@@ -1,0 +1,91 @@
+package io.acceld.kubelet;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.junit.jupiter.api.Assumptions.assumeTrue;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import com.networknt.schema.JsonSchema;
+import com.networknt.schema.JsonSchemaFactory;
+import com.networknt.schema.SchemaLocation;
+import com.networknt.schema.SpecVersion;
+import com.networknt.schema.ValidationMessage;
+import io.acceld.inventory.Device;
+import io.acceld.testing.TestDevices;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.List;
+import java.util.Set;
+import java.util.stream.Stream;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+class CdiSpecWriterTest {
+  @TempDir Path cdiDir;
+  private final ObjectMapper json = new ObjectMapper();
+
+  /** The CDI project's schema, read from the shared reference (not copied into the repo). */
+  static JsonSchema cdiSchema() {
+    Path schema =
+        Path.of(System.getProperty("acceld.sharedReference", "../shared/reference"))
+            .resolve("cdi-schema/schema.json")
+            .toAbsolutePath()
+            .normalize();
+    assumeTrue(Files.isRegularFile(schema), "the CDI schema is not at " + schema);
+    return JsonSchemaFactory.getInstance(SpecVersion.VersionFlag.V7)
+        .getSchema(SchemaLocation.of(schema.toUri().toString()));
+  }
+
+  @Test
+  void specsValidateAgainstTheCdiSchema() throws Exception {
+    CdiSpecWriter writer = new CdiSpecWriter(cdiDir, Path.of("/dev"));
+    writer.write("nvidia.com/gpu", List.of(TestDevices.nvidia(0, 0), TestDevices.nvidia(1, 1)));
+    writer.write("amd.com/gpu", List.of(TestDevices.amd(1, 0)));
+
+    JsonSchema schema = cdiSchema();
+    for (String resource : List.of("nvidia.com/gpu", "amd.com/gpu")) {
+      JsonNode spec = json.readTree(writer.specFile(resource).toFile());
+      Set<ValidationMessage> errors = schema.validate(spec);
+      assertThat(errors).as(resource).isEmpty();
+      assertThat(spec.get("cdiVersion").asText()).isEqualTo("0.6.0");
+      assertThat(spec.get("kind").asText()).isEqualTo(resource);
+    }
+  }
+
+  @Test
+  void theSchemaCheckCatchesABrokenSpec() throws Exception {
+    JsonNode broken = json.readTree("{\"cdiVersion\":\"0.6.0\",\"devices\":[{\"name\":\"x\"}]}");
+    assertThat(cdiSchema().validate(broken)).isNotEmpty();
+  }
+
+  @Test
+  void sharedNodesGoToTheSpecAndEachGpuKeepsItsOwn() throws Exception {
+    CdiSpecWriter writer = new CdiSpecWriter(cdiDir, Path.of("/run/nvidia/driver/dev"));
+    List<Device> gpus = List.of(TestDevices.nvidia(0, 0), TestDevices.nvidia(1, 1));
+    writer.write("nvidia.com/gpu", gpus);
+
+    JsonNode spec = json.readTree(writer.specFile("nvidia.com/gpu").toFile());
+    JsonNode first = spec.get("devices").get(0);
+    assertThat(first.get("name").asText()).isEqualTo(TestDevices.uuid(0));
+    JsonNode own = first.get("containerEdits").get("deviceNodes");
+    assertThat(own).hasSize(1);
+    assertThat(own.get(0).get("path").asText()).isEqualTo("/dev/nvidia0");
+    assertThat(own.get(0).get("hostPath").asText()).isEqualTo("/run/nvidia/driver/dev/nvidia0");
+    assertThat(spec.get("containerEdits").get("deviceNodes")).hasSize(4);
+  }
+
+  @Test
+  void rewritingReplacesTheFileAndLeavesNoTemporaries() throws Exception {
+    CdiSpecWriter writer = new CdiSpecWriter(cdiDir, Path.of("/dev"));
+    writer.write("nvidia.com/gpu", List.of(TestDevices.nvidia(0, 0), TestDevices.nvidia(1, 1)));
+    writer.write("nvidia.com/gpu", List.of(TestDevices.nvidia(0, 0)));
+
+    JsonNode spec = json.readTree(writer.specFile("nvidia.com/gpu").toFile());
+    assertThat(spec.get("devices")).hasSize(1);
+    try (Stream<Path> files = Files.list(cdiDir)) {
+      assertThat(files).containsExactly(writer.specFile("nvidia.com/gpu"));
+    }
+    writer.remove("nvidia.com/gpu");
+    assertThat(writer.specFile("nvidia.com/gpu")).doesNotExist();
+  }
+}
