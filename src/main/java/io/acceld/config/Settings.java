@@ -112,6 +112,38 @@ public final class Settings {
           Parsers.bool(),
           "false");
 
+  public static final Setting<HostPort> METRICS_ADDRESS =
+      new Setting<>(
+          "metrics-address",
+          "HOST:PORT",
+          "Where /metrics, /healthz and /readyz are served.",
+          Parsers.hostPort(),
+          "0.0.0.0:9445");
+
+  public static final Setting<Duration> TELEMETRY_INTERVAL =
+      new Setting<>(
+          "telemetry-interval",
+          "DURATION",
+          "How often GPU telemetry is sampled; scrapes serve the last sample.",
+          Parsers.duration(),
+          "10s");
+
+  public static final Setting<String> NODE_NAME =
+      new Setting<>(
+          "node-name",
+          "NAME",
+          "This node's name, for the Hostname metric label (default: $NODE_NAME, else the host name).",
+          Parsers.string(),
+          "");
+
+  public static final Setting<Path> POD_RESOURCES_SOCKET =
+      new Setting<>(
+          "pod-resources-socket",
+          "PATH",
+          "The kubelet's pod-resources socket, polled to learn which pod uses which device.",
+          Parsers.path(),
+          "/var/lib/kubelet/pod-resources/kubelet.sock");
+
   /** All settings, in the order help and the README list them. */
   public static final List<Setting<?>> ALL =
       List.of(
@@ -128,7 +160,11 @@ public final class Settings {
           PASS_DEVICE_SPECS,
           CDI,
           CDI_DIR,
-          PRE_START_REQUIRED);
+          PRE_START_REQUIRED,
+          METRICS_ADDRESS,
+          TELEMETRY_INTERVAL,
+          NODE_NAME,
+          POD_RESOURCES_SOCKET);
 
   public static Optional<Setting<?>> byKey(String key) {
     return ALL.stream().filter(s -> s.key().equals(key)).findFirst();

@@ -64,13 +64,19 @@ public final class SimulatedNode implements AutoCloseable {
     }
   }
 
-  /** The settings simulate mode replaces: the roots, and the NVML library. */
+  /**
+   * The settings simulate mode replaces: the roots, the kubelet's directories, the NVML library.
+   */
   public Map<Setting<?>, Object> settings() {
     Map<Setting<?>, Object> s = new LinkedHashMap<>();
     s.put(Settings.SYSFS_ROOT, node.tree().sysfsRoot());
     s.put(Settings.DEV_ROOT, node.tree().devRoot());
     s.put(Settings.PROC_ROOT, node.tree().procRoot());
     s.put(Settings.NVML_LIBRARY, nvmlLibrary.map(Path::toString).orElse("none"));
+    // The kubelet's directories are roots too: a simulated agent must not touch the real ones.
+    s.put(Settings.DEVICE_PLUGIN_DIR, root.resolve("kubelet/device-plugins"));
+    s.put(Settings.PLUGINS_REGISTRY_DIR, root.resolve("kubelet/plugins_registry"));
+    s.put(Settings.CDI_DIR, root.resolve("cdi"));
     return s;
   }
 
