@@ -6,7 +6,13 @@ import io.acceld.inventory.Device;
 import io.acceld.inventory.Inventory;
 import io.acceld.inventory.InventoryDiff;
 import io.acceld.inventory.InventoryStore;
+import io.acceld.kubelet.KubeletPublisher;
+import io.acceld.kubelet.PluginEvents;
+import io.acceld.kubelet.PreferredAllocation;
+import java.io.IOException;
+import java.io.UncheckedIOException;
 import java.time.Duration;
+import java.util.List;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
@@ -24,6 +30,7 @@ public final class Agent implements AutoCloseable {
   private final AgentConfig config;
   private final NodeDiscovery discovery;
   private final InventoryStore store = new InventoryStore();
+  private final KubeletPublisher kubelet;
   private final ScheduledExecutorService discoveryThread =
       Executors.newSingleThreadScheduledExecutor(
           r -> {
@@ -32,19 +39,32 @@ public final class Agent implements AutoCloseable {
             return t;
           });
 
-  public Agent(AgentConfig config, NodeDiscovery discovery) {
+  public Agent(AgentConfig config, NodeDiscovery discovery, PreferredAllocation preferred) {
     this.config = config;
     this.discovery = discovery;
+    this.kubelet = new KubeletPublisher(config, preferred, PluginEvents.NONE, List.of());
+  }
+
+  public KubeletPublisher kubelet() {
+    return kubelet;
   }
 
   public InventoryStore inventory() {
     return store;
   }
 
-  /** Discovers once, synchronously, then keeps rediscovering in the background. */
+  /**
+   * Discovers once, synchronously, starts the kubelet servers on that inventory, then keeps
+   * rediscovering in the background.
+   */
   public void start() {
     store.subscribe(Agent::logChange);
     rescan();
+    try {
+      kubelet.start(store);
+    } catch (IOException e) {
+      throw new UncheckedIOException("cannot watch the kubelet's directories", e);
+    }
     Duration interval = config.get(Settings.RESCAN_INTERVAL);
     if (!interval.isZero()) {
       discoveryThread.scheduleWithFixedDelay(
@@ -84,6 +104,7 @@ public final class Agent implements AutoCloseable {
 
   @Override
   public void close() {
+    kubelet.close();
     discoveryThread.shutdownNow();
     try {
       discoveryThread.awaitTermination(5, TimeUnit.SECONDS);

@@ -3,6 +3,7 @@ package io.acceld.cli;
 import io.acceld.agent.Agent;
 import io.acceld.agent.NodeDiscovery;
 import io.acceld.agent.StopSignal;
+import io.acceld.kubelet.TopologyAwareAllocation;
 import picocli.CommandLine.Command;
 
 /** {@code acceld run}: the long-running agent. Stops cleanly, exit 0, on SIGTERM or SIGINT. */
@@ -16,7 +17,11 @@ final class RunCommand extends AgentCommand {
   public Integer call() throws InterruptedException {
     StopSignal stop = StopSignal.install();
     try (Loaded loaded = load();
-        Agent agent = new Agent(loaded.config(), NodeDiscovery.open(loaded.config()))) {
+        Agent agent =
+            new Agent(
+                loaded.config(),
+                NodeDiscovery.open(loaded.config()),
+                new TopologyAwareAllocation())) {
       agent.start();
       stop.await();
     }
