@@ -1,6 +1,5 @@
 package io.acceld.kubelet.allocation;
 
-import java.util.ArrayList;
 import java.util.List;
 import java.util.TreeSet;
 
@@ -24,9 +23,6 @@ record Candidates(List<String> available, List<String> mustInclude, int size) {
         must.add(id);
       }
     }
-    return new Candidates(
-        List.copyOf(new ArrayList<>(available)),
-        List.copyOf(new ArrayList<>(must)),
-        request.size());
+    return new Candidates(List.copyOf(available), List.copyOf(must), request.size());
   }
 }

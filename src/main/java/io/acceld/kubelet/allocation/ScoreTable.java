@@ -11,6 +11,10 @@ import java.util.List;
  * of per-unit weights (available replicas of the device, so less-loaded GPUs win remaining ties).
  * Vectors live in {@code long[]} slices of length {@link #WIDTH} at a given offset; the static
  * helpers below are the only arithmetic on them.
+ *
+ * <p>Cost: n(n-1)/2 topology queries and 12·n² bytes per request, where n is the number of physical
+ * devices offered (replicas share a unit). That is tens on a real node; the tables are what keeps
+ * the per-subset work to array reads.
  */
 final class ScoreTable {
   static final int NVLINKS = 0;
