@@ -97,6 +97,9 @@ import org.slf4j.LoggerFactory;
  *   <li><b>Restart</b> ({@link #restart}): plugin connections die, every socket in the directory is
  *       deleted, resources seen before come back with empty sets and stopped endpoints, and {@code
  *       kubelet.sock} reappears as a new inode.
+ *   <li><b>Plugin watcher</b> (when a plugins_registry dir is given): GetInfo with 1 s, validation,
+ *       endpoint from PluginInfo (absolute) or the registry socket, NotifyRegistrationStatus with 5
+ *       s; removing or re-creating the socket deregisters.
  * </ul>
  *
  * <p>Observation methods read a consistent snapshot; {@code await*} methods wait on a condition
@@ -128,6 +131,7 @@ public final class KubeletDouble implements AutoCloseable {
   private final UnixGrpc grpc;
   private final ExecutorService executor;
   private final ScheduledExecutorService scheduler;
+  private final PluginWatcher watcher;
 
   /** Serializes listen, restart and close; never held while waiting on {@link #lock}'s owner. */
   private final Object lifecycle = new Object();
@@ -139,8 +143,11 @@ public final class KubeletDouble implements AutoCloseable {
   private final Map<String, ResourceState> resources = new TreeMap<>();
   private final List<PluginConnection> clients = new ArrayList<>();
   private final Map<String, PluginConnection> legacyClients = new HashMap<>();
+  private final Set<ManagedChannel> auxChannels = new HashSet<>();
   private final EnumMap<PluginRpc, Integer> calls = new EnumMap<>(PluginRpc.class);
   private final List<RegisterRejection> rejections = new ArrayList<>();
+  private final List<WatcherNotification> notifications = new ArrayList<>();
+  private final List<String> watcherErrors = new ArrayList<>();
   private final Set<String> removedResources = new TreeSet<>();
   private Server server;
   private int restarts;
@@ -161,6 +168,11 @@ public final class KubeletDouble implements AutoCloseable {
     this.grpc = new UnixGrpc(threadPrefix, 2);
     this.executor = Executors.newCachedThreadPool(threads(threadPrefix + "-exec"));
     this.scheduler = Executors.newSingleThreadScheduledExecutor(threads(threadPrefix + "-sched"));
+    this.watcher =
+        b.pluginsRegistryDir == null
+            ? null
+            : new PluginWatcher(
+                this, b.pluginsRegistryDir.toAbsolutePath(), threads(threadPrefix + "-watch"));
   }
 
   // ---------------------------------------------------------------------------------------------
@@ -179,6 +191,7 @@ public final class KubeletDouble implements AutoCloseable {
   /** Options; finish with {@link #start()} or {@link #startLate()}. */
   public static final class Builder {
     private final Path deviceDir;
+    private Path pluginsRegistryDir;
     private boolean createDeprecationFile;
     private Duration gracePeriod = DEFAULT_GRACE_PERIOD;
     private Duration dialTimeout = DEFAULT_DIAL_TIMEOUT;
@@ -187,6 +200,12 @@ public final class KubeletDouble implements AutoCloseable {
 
     private Builder(Path deviceDir) {
       this.deviceDir = deviceDir;
+    }
+
+    /** Also run the plugin watcher on this directory (created if missing). */
+    public Builder pluginsRegistryDir(Path dir) {
+      this.pluginsRegistryDir = dir;
+      return this;
     }
 
     /** Create an empty {@code DEPRECATION} file, as a plugin-watcher-capable kubelet does. */
@@ -244,8 +263,8 @@ public final class KubeletDouble implements AutoCloseable {
     }
 
     /**
-     * Creates the double (and its directory) without {@code kubelet.sock}: the plugin starts first.
-     * Call {@link KubeletDouble#listen()} when the kubelet should come up.
+     * Creates the double (and its directory) without {@code kubelet.sock} or the plugin watcher:
+     * the plugin starts first. Call {@link KubeletDouble#listen()} when the kubelet should come up.
      */
     public KubeletDouble startLate() throws IOException {
       return new KubeletDouble(this);
@@ -261,7 +280,8 @@ public final class KubeletDouble implements AutoCloseable {
 
   /**
    * The kubelet's device-manager start: removes every socket in the directory (regular files such
-   * as the checkpoint and {@code DEPRECATION} stay), and listens on {@code kubelet.sock}.
+   * as the checkpoint and {@code DEPRECATION} stay), listens on {@code kubelet.sock}, and starts
+   * the plugin watcher if configured.
    */
   public void listen() throws IOException {
     synchronized (lifecycle) {
@@ -275,6 +295,9 @@ public final class KubeletDouble implements AutoCloseable {
         log.info("kubelet double: removed sockets {}", removed);
       }
       bind();
+      if (watcher != null) {
+        watcher.start();
+      }
     }
   }
 
@@ -283,7 +306,7 @@ public final class KubeletDouble implements AutoCloseable {
    * close), the new one seeds each resource that had devices with empty sets and a stopped endpoint
    * (capacity 0 until the plugin registers again), deletes every socket in the directory including
    * the plugins', waits {@code pauseBeforeSocket}, then listens on {@code kubelet.sock} again as a
-   * new inode.
+   * new inode. The plugin watcher forgets its registrations and walks plugins_registry again.
    */
   public void restart(Duration pauseBeforeSocket) throws IOException, InterruptedException {
     synchronized (lifecycle) {
@@ -291,24 +314,32 @@ public final class KubeletDouble implements AutoCloseable {
       Path pin = pinKubeletSocket();
       try {
         shutdownServer();
+        if (watcher != null) {
+          watcher.suspend();
+        }
         List<PluginConnection> dead = new ArrayList<>();
+        List<ManagedChannel> deadAux = new ArrayList<>();
         lock.lock();
         try {
           restarts++;
           dead.addAll(clients);
+          deadAux.addAll(auxChannels);
           abandonAllLocked();
           seedFromCheckpointLocked(Instant.now());
           changed.signalAll();
         } finally {
           lock.unlock();
         }
-        closeAll(dead);
+        closeAll(dead, deadAux);
         List<Path> removed = SocketFiles.removeSockets(deviceDir);
         log.info("kubelet double: restarting; removed sockets {}", removed);
         if (!pauseBeforeSocket.isZero() && !pauseBeforeSocket.isNegative()) {
           Thread.sleep(pauseBeforeSocket.toMillis(), pauseBeforeSocket.toNanosPart() % 1_000_000);
         }
         bind();
+        if (watcher != null) {
+          watcher.resume();
+        }
       } finally {
         unpin(pin);
       }
@@ -338,13 +369,14 @@ public final class KubeletDouble implements AutoCloseable {
   }
 
   /**
-   * Stops the server and every plugin connection, removes {@code kubelet.sock}, and waits (bounded)
-   * for all of the double's threads to end. Idempotent.
+   * Stops the server, the watcher and every plugin connection, removes {@code kubelet.sock}, and
+   * waits (bounded) for all of the double's threads to end. Idempotent.
    */
   @Override
   public void close() {
     synchronized (lifecycle) {
       List<PluginConnection> dead = new ArrayList<>();
+      List<ManagedChannel> deadAux = new ArrayList<>();
       lock.lock();
       try {
         if (closed) {
@@ -355,15 +387,19 @@ public final class KubeletDouble implements AutoCloseable {
       } finally {
         lock.unlock();
       }
+      if (watcher != null) {
+        watcher.close();
+      }
       shutdownServer();
       lock.lock();
       try {
         dead.addAll(clients);
+        deadAux.addAll(auxChannels);
         abandonAllLocked();
       } finally {
         lock.unlock();
       }
-      closeAll(dead);
+      closeAll(dead, deadAux);
       scheduler.shutdownNow();
       executor.shutdown();
       try {
@@ -481,6 +517,7 @@ public final class KubeletDouble implements AutoCloseable {
     }
     clients.clear();
     legacyClients.clear();
+    auxChannels.clear();
   }
 
   /**
@@ -507,13 +544,19 @@ public final class KubeletDouble implements AutoCloseable {
     }
   }
 
-  private void closeAll(List<PluginConnection> connections) {
+  private void closeAll(List<PluginConnection> connections, List<ManagedChannel> aux) {
     for (PluginConnection c : connections) {
       c.close();
+    }
+    for (ManagedChannel ch : aux) {
+      ch.shutdownNow();
     }
     try {
       for (PluginConnection c : connections) {
         c.awaitClosed();
+      }
+      for (ManagedChannel ch : aux) {
+        ch.awaitTermination(5, TimeUnit.SECONDS);
       }
     } catch (InterruptedException e) {
       Thread.currentThread().interrupt();
@@ -714,7 +757,7 @@ public final class KubeletDouble implements AutoCloseable {
    *
    * @return null when connected, else grpc-go's error text
    */
-  private String awaitReady(ManagedChannel channel) {
+  String awaitReady(ManagedChannel channel) {
     long deadline = System.nanoTime() + dialTimeout.toNanos();
     while (true) {
       ConnectivityState state = channel.getState(true);
@@ -869,6 +912,34 @@ public final class KubeletDouble implements AutoCloseable {
     }
   }
 
+  /** The plugin watcher's {@code DeRegisterPlugin}: disconnects the client registered for it. */
+  void deregisterPlugin(String name, PluginConnection c) {
+    PluginConnection toClose = null;
+    lock.lock();
+    try {
+      if (legacyReRegistrationRace) {
+        toClose = legacyClients.remove(name);
+        if (toClose != null) {
+          toClose.disconnected = true;
+          clients.remove(toClose);
+          pluginDisconnectedLocked(name, null);
+        }
+      } else if (c != null && !c.disconnected && !c.abandoned) {
+        c.disconnected = true;
+        clients.remove(c);
+        toClose = c;
+        pluginDisconnectedLocked(name, c);
+      }
+      changed.signalAll();
+    } finally {
+      lock.unlock();
+    }
+    if (toClose != null) {
+      log.info("kubelet double: deregistered {}", toClose);
+      toClose.close();
+    }
+  }
+
   private void scheduleGraceSignal() {
     try {
       scheduler.schedule(
@@ -881,9 +952,9 @@ public final class KubeletDouble implements AutoCloseable {
   }
 
   // ---------------------------------------------------------------------------------------------
-  // Plumbing
+  // Plumbing shared with the plugin watcher
 
-  private Channel counted(ManagedChannel channel, String resource) {
+  Channel counted(ManagedChannel channel, String resource) {
     return ClientInterceptors.intercept(
         channel,
         new ClientInterceptor() {
@@ -909,7 +980,40 @@ public final class KubeletDouble implements AutoCloseable {
     }
   }
 
-  private void recordRejection(Mode mode, String resource, String endpoint, String message) {
+  /** A channel to a registry socket, closed by {@link #close()} and {@link #restart}. */
+  ManagedChannel openAuxChannel(Path socket) {
+    lock.lock();
+    try {
+      if (closed) {
+        throw new IllegalStateException("kubelet double is closed");
+      }
+      ManagedChannel channel = grpc.channel(socket);
+      auxChannels.add(channel);
+      return channel;
+    } finally {
+      lock.unlock();
+    }
+  }
+
+  void closeAuxChannel(ManagedChannel channel) {
+    lock.lock();
+    try {
+      auxChannels.remove(channel);
+    } finally {
+      lock.unlock();
+    }
+    channel.shutdownNow();
+  }
+
+  ExecutorService executor() {
+    return executor;
+  }
+
+  ScheduledExecutorService scheduler() {
+    return scheduler;
+  }
+
+  void recordRejection(Mode mode, String resource, String endpoint, String message) {
     lock.lock();
     try {
       rejections.add(new RegisterRejection(mode, resource, endpoint, message, Instant.now()));
@@ -920,7 +1024,28 @@ public final class KubeletDouble implements AutoCloseable {
     log.info("kubelet double: rejected {} registration of {}: {}", mode, resource, message);
   }
 
-  private void signal() {
+  void recordNotification(WatcherNotification n) {
+    lock.lock();
+    try {
+      notifications.add(n);
+      changed.signalAll();
+    } finally {
+      lock.unlock();
+    }
+  }
+
+  void recordWatcherError(String error) {
+    lock.lock();
+    try {
+      watcherErrors.add(error);
+      changed.signalAll();
+    } finally {
+      lock.unlock();
+    }
+    log.info("kubelet double: {}", error);
+  }
+
+  void signal() {
     lock.lock();
     try {
       changed.signalAll();
@@ -940,6 +1065,11 @@ public final class KubeletDouble implements AutoCloseable {
   /** {@code deviceDir/kubelet.sock}. */
   public Path kubeletSocket() {
     return deviceDir.resolve(KUBELET_SOCKET);
+  }
+
+  /** The plugins_registry directory, in plugin-watcher mode. */
+  public Optional<Path> pluginsRegistryDir() {
+    return Optional.ofNullable(watcher).map(PluginWatcher::root);
   }
 
   /** Whether {@code kubelet.sock} is being served. */
@@ -1272,6 +1402,35 @@ public final class KubeletDouble implements AutoCloseable {
     }
   }
 
+  /** NotifyRegistrationStatus calls the plugin watcher made, oldest first. */
+  public List<WatcherNotification> notifications() {
+    lock.lock();
+    try {
+      return List.copyOf(notifications);
+    } finally {
+      lock.unlock();
+    }
+  }
+
+  /** Waits for a NotifyRegistrationStatus call that matches. */
+  public WatcherNotification awaitNotification(
+      Predicate<WatcherNotification> condition, Duration timeout) throws InterruptedException {
+    return await(
+        "a matching NotifyRegistrationStatus",
+        () -> notifications().stream().filter(condition).reduce((a, b) -> b),
+        timeout);
+  }
+
+  /** The plugin watcher's failed registration attempts (the kubelet's log lines), oldest first. */
+  public List<String> watcherErrors() {
+    lock.lock();
+    try {
+      return List.copyOf(watcherErrors);
+    } finally {
+      lock.unlock();
+    }
+  }
+
   /**
    * Waits until {@code probe} yields a value. The probe runs under the double's lock each time its
    * state changes: it must be quick, must not block, and should read only the double.
@@ -1343,6 +1502,12 @@ public final class KubeletDouble implements AutoCloseable {
       }
       if (!rejections.isEmpty()) {
         out.append("  rejections: ").append(rejections).append('\n');
+      }
+      if (!notifications.isEmpty()) {
+        out.append("  notifications: ").append(notifications).append('\n');
+      }
+      if (!watcherErrors.isEmpty()) {
+        out.append("  watcher errors: ").append(watcherErrors).append('\n');
       }
       out.append("  calls: ").append(calls);
       return out.toString();

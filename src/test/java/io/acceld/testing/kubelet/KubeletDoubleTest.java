@@ -451,7 +451,8 @@ class KubeletDoubleTest {
 
   @Test
   void closeStopsEveryThreadAndRemovesKubeletSock() throws Exception {
-    KubeletDouble kubelet = kubelet(KubeletDouble.builder(deviceDir));
+    KubeletDouble kubelet =
+        kubelet(KubeletDouble.builder(deviceDir).pluginsRegistryDir(tmp.resolve("reg")));
     FakePlugin plugin = plugin("fake.sock", options(false, false)).serve();
     register(kubelet, "v1beta1", "fake.sock", RESOURCE, null);
     kubelet.awaitDevices(RESOURCE, d -> d.size() == 2, WAIT);
@@ -463,6 +464,111 @@ class KubeletDoubleTest {
     assertThat(kubelet.kubeletSocket()).doesNotExist();
     assertThat(plugin.closedConnection.get(5, TimeUnit.SECONDS)).isTrue();
     kubelet.close(); // idempotent
+  }
+
+  // -----------------------------------------------------------------------------------------------
+  // Plugin-watcher mode
+
+  @Test
+  void thePluginWatcherRegistersASocketServingBothServices() throws Exception {
+    Path registry = tmp.resolve("plugins_registry");
+    KubeletDouble kubelet = kubelet(KubeletDouble.builder(deviceDir).pluginsRegistryDir(registry));
+    FakePlugin plugin =
+        plugin(registry.resolve("fake-gpu.sock"), options(false, true))
+            .withInfo(info(RESOURCE, ""));
+    plugin.serve();
+
+    Registration registration = kubelet.awaitRegistered(RESOURCE, WAIT);
+    assertThat(registration.mode()).isEqualTo(Mode.PLUGIN_WATCHER);
+    assertThat(registration.endpoint()).isEqualTo(plugin.socket);
+    assertThat(registration.registrySocket()).contains(plugin.socket);
+    assertThat(registration.options()).isEqualTo(options(false, true));
+    RegistrationStatus status = plugin.statuses.poll(10, TimeUnit.SECONDS);
+    assertThat(status).isEqualTo(RegistrationStatus.newBuilder().setPluginRegistered(true).build());
+    assertThat(kubelet.awaitNotification(WatcherNotification::registered, WAIT).socket())
+        .isEqualTo(plugin.socket);
+    kubelet.awaitDevices(RESOURCE, d -> d.size() == 2, WAIT);
+    assertThat(kubelet.calls(PluginRpc.GET_INFO)).isEqualTo(1);
+
+    // Removing the socket deregisters.
+    plugin.close();
+    assertThat(plugin.socket).doesNotExist();
+    kubelet.awaitCondition("deregistration", () -> !kubelet.isConnected(RESOURCE), WAIT);
+    assertThat(kubelet.allocatable(RESOURCE)).isZero();
+    assertThat(kubelet.capacity(RESOURCE)).isEqualTo(2);
+
+    // A new socket registers again.
+    plugin.serve();
+    kubelet.awaitRegistration(RESOURCE, r -> r.sequence() == 2, WAIT);
+    assertThat(plugin.statuses.poll(10, TimeUnit.SECONDS).getPluginRegistered()).isTrue();
+    kubelet.awaitCondition("devices again", () -> kubelet.allocatable(RESOURCE) == 2, WAIT);
+
+    // A restarted kubelet deletes nothing in plugins_registry and registers what it finds there.
+    kubelet.restart(Duration.ZERO);
+    assertThat(plugin.socket).exists();
+    kubelet.awaitRegistration(RESOURCE, r -> r.sequence() == 3, WAIT);
+    assertThat(plugin.statuses.poll(10, TimeUnit.SECONDS).getPluginRegistered()).isTrue();
+    kubelet.awaitCondition("devices again", () -> kubelet.allocatable(RESOURCE) == 2, WAIT);
+  }
+
+  @Test
+  void thePluginWatcherUsesAnAbsoluteInfoEndpointAndIgnoresDotSockets() throws Exception {
+    Path registry = tmp.resolve("plugins_registry");
+    KubeletDouble kubelet = kubelet(KubeletDouble.builder(deviceDir).pluginsRegistryDir(registry));
+    Files.createDirectories(registry);
+    staleSocket(registry.resolve(".hidden.sock"));
+    FakePlugin devicePlugin = plugin("dp.sock", options(false, false)).serve();
+    FakePlugin registrar =
+        plugin(registry.resolve("reg.sock"), options(false, false))
+            .withInfo(info(RESOURCE, devicePlugin.socket.toString()))
+            .registryOnly();
+    registrar.serve();
+
+    Registration registration = kubelet.awaitRegistered(RESOURCE, WAIT);
+    assertThat(registration.endpoint()).isEqualTo(devicePlugin.socket);
+    assertThat(registrar.statuses.poll(10, TimeUnit.SECONDS).getPluginRegistered()).isTrue();
+    assertThat(kubelet.watcherErrors()).isEmpty();
+  }
+
+  @Test
+  void aPluginWatcherSocketWithAnInvalidNameIsToldWhy() throws Exception {
+    Path registry = tmp.resolve("plugins_registry");
+    KubeletDouble kubelet = kubelet(KubeletDouble.builder(deviceDir).pluginsRegistryDir(registry));
+    FakePlugin plugin =
+        plugin(registry.resolve("bad.sock"), options(false, false)).withInfo(info("gpu", ""));
+    plugin.serve();
+
+    RegistrationStatus status = plugin.statuses.poll(10, TimeUnit.SECONDS);
+    assertThat(status.getPluginRegistered()).isFalse();
+    assertThat(status.getError())
+        .isEqualTo(
+            "RegisterPlugin error -- plugin validation failed with err: invalid name of device"
+                + " plugin socket: the ResourceName \"gpu\" is invalid");
+    assertThat(kubelet.registrations()).isEmpty();
+    RegisterRejection rejection =
+        kubelet.awaitRejection(r -> r.mode() == Mode.PLUGIN_WATCHER, WAIT);
+    assertThat(rejection.message()).isEqualTo(status.getError());
+    assertThat(rejection.endpoint()).isEqualTo(plugin.socket.toString());
+  }
+
+  @Test
+  void aPluginWatcherSocketWithoutV1beta1IsToldWhy() throws Exception {
+    Path registry = tmp.resolve("plugins_registry");
+    kubelet(KubeletDouble.builder(deviceDir).pluginsRegistryDir(registry));
+    FakePlugin plugin =
+        plugin(registry.resolve("old.sock"), options(false, false))
+            .withInfo(
+                info(RESOURCE, "").toBuilder()
+                    .clearSupportedVersions()
+                    .addSupportedVersions("v1alpha2")
+                    .build());
+    plugin.serve();
+
+    RegistrationStatus status = plugin.statuses.poll(10, TimeUnit.SECONDS);
+    assertThat(status.getError())
+        .isEqualTo(
+            "RegisterPlugin error -- plugin validation failed with err: manager version,"
+                + " v1beta1, is not among plugin supported versions [v1alpha2]");
   }
 
   // -----------------------------------------------------------------------------------------------
