@@ -1294,6 +1294,7 @@ public final class KubeletDouble implements AutoCloseable {
                   && Duration.between(ep.stoppedAt, now).compareTo(gracePeriod) > 0);
       if (expired) {
         rs.endpoint = null;
+        rs.registration = null;
         rs.healthy = null;
         rs.unhealthy = null;
         rs.all.clear();

@@ -336,6 +336,7 @@ class KubeletDoubleTest {
         "the resource removed", () -> kubelet.removedResources().contains(RESOURCE), WAIT);
     assertThat(kubelet.capacity(RESOURCE)).isZero();
     assertThat(kubelet.devices(RESOURCE)).isEmpty();
+    assertThat(kubelet.registration(RESOURCE)).isEmpty(); // awaitRegistered waits for a new one
   }
 
   @Test
