@@ -28,7 +28,8 @@ public final class ResourceNames {
     }
     String prefix = name.substring(0, slash);
     String part = name.substring(slash + 1);
-    if (prefix.equals("kubernetes.io") || prefix.endsWith(".kubernetes.io")) {
+    // The kubelet's own test is "contains kubernetes.io/", so notkubernetes.io/x is refused too.
+    if (name.contains("kubernetes.io/")) {
       return Optional.of("'" + name + "' uses the reserved kubernetes.io domain");
     }
     if (name.startsWith("requests.")) {

@@ -5,11 +5,8 @@ import io.grpc.Server;
 import io.grpc.ServerInterceptor;
 import java.io.IOException;
 import java.nio.file.Files;
-import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
-import java.nio.file.attribute.BasicFileAttributes;
 import java.util.List;
-import java.util.Objects;
 import java.util.concurrent.Executor;
 import java.util.concurrent.TimeUnit;
 import org.slf4j.Logger;
@@ -32,7 +29,7 @@ final class DevicePluginServer implements AutoCloseable {
 
   private SocketLock lock;
   private Server server;
-  private Object socketKey;
+  private SocketIdentity socketKey;
 
   DevicePluginServer(
       String name,
@@ -76,7 +73,7 @@ final class DevicePluginServer implements AutoCloseable {
     }
     Files.deleteIfExists(socket);
     server = grpc.startServer(socket, services, interceptors, executor);
-    socketKey = fileKey(socket);
+    socketKey = SocketIdentity.of(socket);
     log.info("Serving {} on {}", name, socket);
   }
 
@@ -95,7 +92,7 @@ final class DevicePluginServer implements AutoCloseable {
     }
     server = null;
     try {
-      if (socketKey != null && socketKey.equals(fileKey(socket))) {
+      if (socketKey != null && socketKey.equals(SocketIdentity.of(socket))) {
         Files.deleteIfExists(socket);
       }
     } catch (IOException e) {
@@ -106,19 +103,7 @@ final class DevicePluginServer implements AutoCloseable {
 
   /** Whether our socket file is still the one we created (not deleted, not replaced). */
   synchronized boolean socketIntact() {
-    try {
-      return socketKey != null && socketKey.equals(fileKey(socket));
-    } catch (IOException e) {
-      return false;
-    }
-  }
-
-  private static Object fileKey(Path p) throws IOException {
-    try {
-      return Objects.requireNonNull(Files.readAttributes(p, BasicFileAttributes.class).fileKey());
-    } catch (NoSuchFileException e) {
-      return null;
-    }
+    return socketKey != null && socketKey.equals(SocketIdentity.of(socket));
   }
 
   @Override

@@ -11,16 +11,14 @@ import io.acceld.proto.deviceplugin.v1beta1.RegisterRequest;
 import io.grpc.BindableService;
 import io.grpc.ServerInterceptor;
 import java.io.IOException;
-import java.nio.file.Files;
-import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
-import java.nio.file.attribute.BasicFileAttributes;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.Set;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
@@ -67,7 +65,7 @@ public final class KubeletPublisher implements AutoCloseable {
 
   private final Map<String, Plugin> plugins = new LinkedHashMap<>();
   private DirectoryWatcher watcher;
-  private Object kubeletKey;
+  private SocketIdentity kubeletKey;
   private boolean closed;
 
   public KubeletPublisher(
@@ -119,7 +117,7 @@ public final class KubeletPublisher implements AutoCloseable {
       watched.add(pluginDir);
     }
     synchronized (this) {
-      kubeletKey = fileKey(kubeletSocket);
+      kubeletKey = SocketIdentity.of(kubeletSocket);
       watcher = new DirectoryWatcher(watched, WATCH_POLL, this::check);
     }
     store.subscribe(this::onChange);
@@ -164,15 +162,21 @@ public final class KubeletPublisher implements AutoCloseable {
         });
   }
 
-  /** Compares the sockets with what we expect and restarts what a kubelet restart broke. */
-  synchronized void check() {
+  /**
+   * Compares the sockets with what we expect and restarts what a kubelet restart broke.
+   *
+   * @param created names created in the watched directories since the last check
+   */
+  synchronized void check(Set<String> created) {
     if (closed) {
       return;
     }
     boolean kubeletRestarted = false;
     if (mode == RegistrationMode.CLASSIC) {
-      Object key = fileKey(kubeletSocket);
-      if (key != null && !key.equals(kubeletKey)) {
+      SocketIdentity key = SocketIdentity.of(kubeletSocket);
+      // A new socket can reuse the old inode (ext4 does), so the CREATE event counts on its own.
+      boolean recreated = created.contains(KUBELET_SOCKET) && key != null;
+      if (key != null && (recreated || !key.equals(kubeletKey))) {
         kubeletRestarted = kubeletKey != null;
         log.info(
             "{} {}",
@@ -231,16 +235,6 @@ public final class KubeletPublisher implements AutoCloseable {
     scheduler.shutdownNow();
     callExecutor.shutdownNow();
     grpc.close();
-  }
-
-  private static Object fileKey(Path p) {
-    try {
-      return Files.readAttributes(p, BasicFileAttributes.class).fileKey();
-    } catch (NoSuchFileException e) {
-      return null;
-    } catch (IOException e) {
-      return null;
-    }
   }
 
   /** One resource's service, server and registration. Guarded by the publisher's lock. */

@@ -1,0 +1,340 @@
+package io.acceld.kubelet;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import io.acceld.proto.deviceplugin.v1beta1.AllocateResponse;
+import io.acceld.proto.deviceplugin.v1beta1.ContainerAllocateResponse;
+import io.acceld.proto.deviceplugin.v1beta1.DeviceSpec;
+import io.acceld.simulate.FixtureNode;
+import io.acceld.simulate.Fixtures;
+import io.acceld.simulate.SimulatedGpu;
+import io.acceld.testing.AgentHarness;
+import io.acceld.testing.NvmlDouble;
+import io.acceld.testing.kubelet.DeviceState;
+import io.acceld.testing.kubelet.KubeletDouble;
+import io.acceld.testing.kubelet.Registration;
+import io.grpc.Status;
+import io.grpc.StatusRuntimeException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * The real agent against the kubelet double, on a node with eight NVIDIA GPUs (NVML double) and two
+ * AMD GPUs, plus a NIC, a BMC and bridges.
+ */
+class KubeletIT {
+  static final String NVIDIA = "nvidia.com/gpu";
+  static final String AMD = "amd.com/gpu";
+  static final Duration REGISTRATION = Duration.ofSeconds(3);
+
+  @TempDir Path root;
+  FixtureNode node;
+  NvmlDouble nvml;
+  KubeletDouble kubelet;
+  final List<AutoCloseable> closers = new ArrayList<>();
+
+  @BeforeEach
+  void node() {
+    node = Fixtures.eightGpuNode(root.resolve("node"));
+    addAmdGpus(node);
+    nvml = NvmlDouble.create(root.resolve("nvml"), node.nvmlScenario());
+  }
+
+  /** Two MI210s beside the NVIDIA GPUs, as a mixed node has. */
+  static void addAmdGpus(FixtureNode node) {
+    for (int card = 1; card <= 2; card++) {
+      node.tree()
+          .pci(String.format("0000:%02x:00.0", 0xc0 + card))
+          .id(0x1002, 0x740f)
+          .pciClass(0x038000)
+          .numa(card - 1, "0-3")
+          .driver("amdgpu")
+          .productName("AMD Instinct MI210")
+          .under("pci0000:c0")
+          .drm("card" + card, "renderD" + (127 + card))
+          .write();
+      node.tree().devNode("dri/card" + card).devNode("dri/renderD" + (127 + card));
+    }
+    node.tree().devNode("kfd");
+  }
+
+  @AfterEach
+  void close() throws Exception {
+    for (int i = closers.size() - 1; i >= 0; i--) {
+      closers.get(i).close();
+    }
+  }
+
+  AgentHarness.Builder agent() {
+    return AgentHarness.on(node.tree())
+        .flag("nvml-library", nvml.libraryPath().toString())
+        .flag("device-plugin-dir", kubelet.deviceDir().toString());
+  }
+
+  AgentHarness start(AgentHarness.Builder builder) throws Exception {
+    AgentHarness harness = builder.start(root.resolve("etc"));
+    closers.add(harness);
+    return harness;
+  }
+
+  KubeletDouble kubelet() throws Exception {
+    kubelet = KubeletDouble.start(root.resolve("kubelet/device-plugins"));
+    closers.add(kubelet);
+    return kubelet;
+  }
+
+  String uuid(int i) {
+    return node.gpus().get(i).uuid();
+  }
+
+  @Test
+  void registersEachResourceAndStreamsItsDevicesWithNumaTopology() throws Exception {
+    kubelet();
+    start(agent());
+
+    Registration nvidia = kubelet.awaitRegistered(NVIDIA, REGISTRATION);
+    kubelet.awaitRegistered(AMD, REGISTRATION);
+
+    assertThat(nvidia.request().orElseThrow().getVersion()).isEqualTo("v1beta1");
+    assertThat(nvidia.request().orElseThrow().getEndpoint())
+        .isEqualTo("acceld-nvidia.com_gpu.sock");
+    assertThat(nvidia.options().getGetPreferredAllocationAvailable()).isTrue();
+    assertThat(nvidia.request().orElseThrow().getOptions()).isEqualTo(nvidia.options());
+    List<DeviceState> gpus = kubelet.awaitDevices(NVIDIA, l -> l.size() == 8, REGISTRATION);
+    for (SimulatedGpu g : node.gpus()) {
+      DeviceState d = gpus.stream().filter(s -> s.id().equals(g.uuid())).findFirst().orElseThrow();
+      assertThat(d.health()).isEqualTo("Healthy");
+      assertThat(d.numaNodes()).containsExactly((long) g.numaNode());
+    }
+    assertThat(kubelet.awaitDevices(AMD, l -> l.size() == 2, REGISTRATION))
+        .extracting(DeviceState::id)
+        .containsExactlyInAnyOrder("0000:c1:00.0", "0000:c2:00.0");
+    assertThat(kubelet.registrations()).containsOnlyKeys(NVIDIA, AMD);
+  }
+
+  @Test
+  void allocateHandsNvidiaContainersTheirGpusInRequestOrder() throws Exception {
+    kubelet();
+    start(agent());
+    kubelet.awaitDevices(NVIDIA, l -> l.size() == 8, REGISTRATION);
+
+    ContainerAllocateResponse r = kubelet.allocateOne(NVIDIA, List.of(uuid(5), uuid(2)));
+
+    assertThat(r.getEnvsMap()).containsEntry("NVIDIA_VISIBLE_DEVICES", uuid(5) + "," + uuid(2));
+    assertThat(r.getDevicesList())
+        .extracting(DeviceSpec::getHostPath)
+        .containsExactly(
+            "/dev/nvidia5",
+            "/dev/nvidiactl",
+            "/dev/nvidia-uvm",
+            "/dev/nvidia-uvm-tools",
+            "/dev/nvidia-modeset",
+            "/dev/nvidia2");
+    assertThat(r.getDevicesList()).allSatisfy(d -> assertThat(d.getPermissions()).isEqualTo("rw"));
+  }
+
+  @Test
+  void allocateHandsAmdContainersKfdAndTheirOwnDrmNodes() throws Exception {
+    kubelet();
+    start(agent());
+    kubelet.awaitDevices(AMD, l -> l.size() == 2, REGISTRATION);
+
+    ContainerAllocateResponse r = kubelet.allocateOne(AMD, List.of("0000:c2:00.0"));
+
+    assertThat(r.getDevicesList())
+        .extracting(DeviceSpec::getHostPath)
+        .containsExactly("/dev/kfd", "/dev/dri/card2", "/dev/dri/renderD129");
+  }
+
+  @Test
+  void multiContainerRequestsGetOneResponseEachInOrder() throws Exception {
+    kubelet();
+    start(agent());
+    kubelet.awaitDevices(NVIDIA, l -> l.size() == 8, REGISTRATION);
+
+    AllocateResponse r =
+        kubelet.allocate(
+            NVIDIA, List.of(List.of(uuid(7)), List.of(uuid(0), uuid(1)), List.of(uuid(3))));
+
+    assertThat(r.getContainerResponsesList())
+        .extracting(c -> c.getEnvsMap().get("NVIDIA_VISIBLE_DEVICES"))
+        .containsExactly(uuid(7), uuid(0) + "," + uuid(1), uuid(3));
+  }
+
+  @Test
+  void unknownAndUnhealthyIdsAreRefusedByNameAndNothingIsHandedOut() throws Exception {
+    kubelet();
+    node.tree().removeDevNode("nvidia4");
+    start(agent());
+    kubelet.awaitDevices(
+        NVIDIA,
+        l -> l.stream().anyMatch(d -> d.id().equals(uuid(4)) && !d.healthy()),
+        REGISTRATION);
+
+    assertThatThrownBy(
+            () -> kubelet.allocate(NVIDIA, List.of(List.of(uuid(0)), List.of("GPU-nope"))))
+        .isInstanceOfSatisfying(
+            StatusRuntimeException.class,
+            e -> {
+              assertThat(e.getStatus().getCode()).isEqualTo(Status.Code.INVALID_ARGUMENT);
+              assertThat(e.getStatus().getDescription()).contains("GPU-nope");
+            });
+    assertThatThrownBy(() -> kubelet.allocateOne(NVIDIA, List.of(uuid(1), uuid(4))))
+        .isInstanceOfSatisfying(
+            StatusRuntimeException.class,
+            e -> {
+              assertThat(e.getStatus().getCode()).isEqualTo(Status.Code.INVALID_ARGUMENT);
+              assertThat(e.getStatus().getDescription())
+                  .contains(uuid(4))
+                  .contains("Unhealthy")
+                  .contains("nvidia4");
+            });
+  }
+
+  @Test
+  void allocateIsIdempotentAndCallsNoNvml() throws Exception {
+    kubelet();
+    start(agent());
+    kubelet.awaitDevices(NVIDIA, l -> l.size() == 8, REGISTRATION);
+    long before = nvml.control().acceld_fake_call_count();
+
+    ContainerAllocateResponse first = kubelet.allocateOne(NVIDIA, List.of(uuid(1)));
+    for (int i = 0; i < 20; i++) {
+      assertThat(kubelet.allocateOne(NVIDIA, List.of(uuid(1)))).isEqualTo(first);
+    }
+
+    assertThat(nvml.control().acceld_fake_call_count()).isEqualTo(before);
+  }
+
+  @Test
+  void preferredAllocationFollowsNvlinksThenNuma() throws Exception {
+    kubelet();
+    start(agent());
+    kubelet.awaitDevices(NVIDIA, l -> l.size() == 8, REGISTRATION);
+    List<String> all = node.gpus().stream().map(SimulatedGpu::uuid).toList();
+
+    List<String> four =
+        kubelet
+            .getPreferredAllocation(NVIDIA, all, List.of(), 4)
+            .getContainerResponses(0)
+            .getDeviceIDsList();
+    List<String> withFive =
+        kubelet
+            .getPreferredAllocation(NVIDIA, all, List.of(uuid(5)), 2)
+            .getContainerResponses(0)
+            .getDeviceIDsList();
+    List<String> fromFew =
+        kubelet
+            .getPreferredAllocation(
+                NVIDIA, List.of(uuid(0), uuid(3), uuid(4), uuid(7)), List.of(), 2)
+            .getContainerResponses(0)
+            .getDeviceIDsList();
+
+    // The two NVLink islands {0,1,2,3} and {4,5,6,7} score the same; either is right, no mix is.
+    assertThat(
+            List.of(
+                List.of(uuid(0), uuid(1), uuid(2), uuid(3)),
+                List.of(uuid(4), uuid(5), uuid(6), uuid(7))))
+        .anySatisfy(island -> assertThat(four).containsExactlyInAnyOrderElementsOf(island));
+    assertThat(withFive).containsExactlyInAnyOrder(uuid(4), uuid(5));
+    // No NVLinks among these; 0 and 3 share a NUMA node, as do 4 and 7 (a tie broken by ID); every
+    // other pair crosses CPUs.
+    assertThat(List.of(List.of(uuid(0), uuid(3)), List.of(uuid(4), uuid(7))))
+        .anySatisfy(pair -> assertThat(fromFew).containsExactlyInAnyOrderElementsOf(pair));
+  }
+
+  @Test
+  void replicasAreAdvertisedUnderTheSharedNameAndFoldedBackOnAllocate() throws Exception {
+    kubelet();
+    start(
+        agent().yaml("resources:\n  nvidia.com/gpu:\n    replicas: 2\n    rename-shared: true\n"));
+
+    List<DeviceState> shared =
+        kubelet.awaitDevices(NVIDIA + ".shared", l -> l.size() == 16, REGISTRATION);
+    assertThat(shared).extracting(DeviceState::id).contains(uuid(0) + "::0", uuid(0) + "::1");
+    ContainerAllocateResponse r =
+        kubelet.allocateOne(NVIDIA + ".shared", List.of(uuid(0) + "::1", uuid(0) + "::0"));
+    assertThat(r.getEnvsMap()).containsEntry("NVIDIA_VISIBLE_DEVICES", uuid(0));
+    List<String> spread =
+        kubelet
+            .getPreferredAllocation(
+                NVIDIA + ".shared", shared.stream().map(DeviceState::id).toList(), List.of(), 2)
+            .getContainerResponses(0)
+            .getDeviceIDsList();
+    assertThat(spread.stream().map(id -> id.substring(0, id.indexOf("::"))).distinct()).hasSize(2);
+  }
+
+  @Test
+  void cdiSpecsAreWrittenAndAllocateNamesCdiDevices() throws Exception {
+    kubelet();
+    Path cdiDir = root.resolve("cdi");
+    start(agent().flag("cdi", "true").flag("cdi-dir", cdiDir.toString()));
+    kubelet.awaitDevices(NVIDIA, l -> l.size() == 8, REGISTRATION);
+
+    ContainerAllocateResponse r = kubelet.allocateOne(NVIDIA, List.of(uuid(2)));
+
+    assertThat(r.getCdiDevicesList())
+        .extracting(c -> c.getName())
+        .containsExactly(NVIDIA + "=" + uuid(2));
+    Path spec = cdiDir.resolve("acceld-nvidia.com_gpu.json");
+    assertThat(spec).exists();
+    assertThat(
+            CdiSpecWriterTest.cdiSchema()
+                .validate(
+                    new com.fasterxml.jackson.databind.ObjectMapper().readTree(spec.toFile())))
+        .isEmpty();
+    assertThat(cdiDir.resolve("acceld-amd.com_gpu.json")).exists();
+  }
+
+  @Test
+  void preStartContainerChecksTheDevicesWhenRequired() throws Exception {
+    kubelet();
+    node.tree().removeDevNode("nvidia6");
+    start(agent().flag("pre-start-required", "true"));
+    Registration reg = kubelet.awaitRegistered(NVIDIA, REGISTRATION);
+    assertThat(reg.options().getPreStartRequired()).isTrue();
+
+    kubelet.preStartContainer(NVIDIA, List.of(uuid(1)));
+    assertThatThrownBy(() -> kubelet.preStartContainer(NVIDIA, List.of(uuid(6))))
+        .isInstanceOf(StatusRuntimeException.class)
+        .hasMessageContaining(uuid(6));
+  }
+
+  @Test
+  void aSecondAgentCannotTakeOverTheFirstOnesSocket() throws Exception {
+    kubelet();
+    AgentHarness first = start(agent());
+    kubelet.awaitRegistered(NVIDIA, REGISTRATION);
+    Path socket = first.agent().kubelet().socketOf(NVIDIA).orElseThrow();
+
+    AgentHarness second = start(agent());
+
+    assertThat(second.agent().kubelet().registrations().get(NVIDIA)).isFalse();
+    assertThat(first.agent().kubelet().registrations().get(NVIDIA)).isTrue();
+    assertThat(socket).exists();
+    assertThat(kubelet.isConnected(NVIDIA)).isTrue();
+    assertThat(kubelet.registrations().get(NVIDIA)).isEqualTo(1);
+  }
+
+  @Test
+  void shutdownRemovesOurSocketsAndEndsTheStreams() throws Exception {
+    kubelet();
+    AgentHarness harness = start(agent());
+    kubelet.awaitRegistered(NVIDIA, REGISTRATION);
+    Path socket = harness.agent().kubelet().socketOf(NVIDIA).orElseThrow();
+
+    harness.close();
+
+    assertThat(socket).doesNotExist();
+    assertThat(Files.exists(socket.resolveSibling(socket.getFileName() + ".lock"))).isFalse();
+    kubelet.awaitStreamEnded(NVIDIA, Duration.ofSeconds(5));
+  }
+}
