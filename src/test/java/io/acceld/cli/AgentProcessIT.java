@@ -1,0 +1,102 @@
+package io.acceld.cli;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import io.acceld.testing.kubelet.KubeletDouble;
+import java.io.File;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/** The shipped jar run as a process, as the README and an operator run it. */
+class AgentProcessIT {
+  @TempDir Path dir;
+
+  static Path jar() {
+    return Path.of(System.getProperty("acceld.jar", "target/acceld.jar"));
+  }
+
+  Process launch(String... args) throws Exception {
+    List<String> command = new ArrayList<>(List.of(javaBin(), "-jar", jar().toString()));
+    command.addAll(List.of(args));
+    return new ProcessBuilder(command)
+        .redirectOutput(dir.resolve("out.txt").toFile())
+        .redirectError(dir.resolve("err.txt").toFile())
+        .start();
+  }
+
+  static String javaBin() {
+    return Path.of(System.getProperty("java.home"), "bin", "java").toString();
+  }
+
+  String out() throws Exception {
+    return Files.readString(dir.resolve("out.txt"), StandardCharsets.UTF_8);
+  }
+
+  String err() throws Exception {
+    return Files.readString(dir.resolve("err.txt"), StandardCharsets.UTF_8);
+  }
+
+  @Test
+  void theReadmeCommandListsTheSimulatedNodeThroughNvml() throws Exception {
+    Process p = launch("devices", "--simulate", "--json");
+    assertThat(p.waitFor(60, TimeUnit.SECONDS)).isTrue();
+
+    assertThat(p.exitValue()).as(err()).isZero();
+    JsonNode devices = new ObjectMapper().readTree(out());
+    assertThat(devices).hasSize(8);
+    devices.forEach(
+        d -> {
+          assertThat(d.get("id").asText()).startsWith("GPU-");
+          assertThat(d.get("uuid").asText()).isEqualTo(d.get("id").asText());
+          assertThat(d.get("driverVersion").asText()).isEqualTo("550.54.15");
+          assertThat(d.get("memoryBytes").asLong()).isPositive();
+        });
+  }
+
+  @Test
+  void aBrokenConfigFileExitsTwo() throws Exception {
+    Path config = dir.resolve("acceld.yaml");
+    Files.writeString(config, "dev-root: /dev\nsysfs-root: [\n");
+    Process p = launch("devices", "--config", config.toString());
+    assertThat(p.waitFor(60, TimeUnit.SECONDS)).isTrue();
+
+    assertThat(p.exitValue()).isEqualTo(2);
+    assertThat(err()).contains(config.toString()).contains("line");
+  }
+
+  @Test
+  void sigtermStopsTheServersRemovesTheSocketsAndExitsZeroWithinFiveSeconds() throws Exception {
+    try (KubeletDouble kubelet = KubeletDouble.start(dir.resolve("kubelet/device-plugins"))) {
+      Process p =
+          launch(
+              "run",
+              "--simulate",
+              "--device-plugin-dir",
+              kubelet.deviceDir().toString(),
+              "--metrics-address",
+              "127.0.0.1:0");
+      kubelet.awaitRegistered("nvidia.com/gpu", Duration.ofSeconds(30));
+      Path socket = kubelet.deviceDir().resolve("acceld-nvidia.com_gpu.sock");
+      assertThat(socket).exists();
+
+      long start = System.nanoTime();
+      p.destroy(); // SIGTERM
+      assertThat(p.waitFor(5, TimeUnit.SECONDS)).as("stopped within 5 s").isTrue();
+
+      assertThat(p.exitValue()).as(err()).isZero();
+      assertThat(Duration.ofNanos(System.nanoTime() - start)).isLessThan(Duration.ofSeconds(5));
+      assertThat(socket).doesNotExist();
+      assertThat(new File(socket + ".lock")).doesNotExist();
+      kubelet.awaitStreamEnded("nvidia.com/gpu", Duration.ofSeconds(5));
+    }
+  }
+}
