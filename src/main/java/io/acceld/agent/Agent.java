@@ -2,6 +2,11 @@ package io.acceld.agent;
 
 import io.acceld.config.AgentConfig;
 import io.acceld.config.Settings;
+import io.acceld.health.HealthLedger;
+import io.acceld.health.HealthListener;
+import io.acceld.health.HealthMonitor;
+import io.acceld.health.HealthOverlay;
+import io.acceld.health.XidPolicy;
 import io.acceld.inventory.Device;
 import io.acceld.inventory.Inventory;
 import io.acceld.inventory.InventoryDiff;
@@ -9,8 +14,10 @@ import io.acceld.inventory.InventoryStore;
 import io.acceld.kubelet.KubeletPublisher;
 import io.acceld.kubelet.PluginEvents;
 import io.acceld.kubelet.PreferredAllocation;
+import io.grpc.ServerInterceptor;
 import java.io.IOException;
 import java.io.UncheckedIOException;
+import java.time.Clock;
 import java.time.Duration;
 import java.util.List;
 import java.util.concurrent.Executors;
@@ -20,9 +27,10 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * The long-running agent: discovers the node, publishes snapshots to the {@link InventoryStore} and
- * rediscovers on an interval so hot-plugged devices appear and vanished ones go. Publishers
- * subscribe to the store.
+ * The long-running agent. Discovery produces snapshots of what is present; the health monitor
+ * records what went wrong since; the agent publishes the two combined to the {@link
+ * InventoryStore}, which the kubelet servers (and metrics) follow. Discovery runs on an interval
+ * and whenever the presence monitor sees devices or device nodes come and go.
  */
 public final class Agent implements AutoCloseable {
   private static final Logger log = LoggerFactory.getLogger(Agent.class);
@@ -30,7 +38,11 @@ public final class Agent implements AutoCloseable {
   private final AgentConfig config;
   private final NodeDiscovery discovery;
   private final InventoryStore store = new InventoryStore();
+  private final HealthLedger ledger;
+  private final HealthMonitor health;
   private final KubeletPublisher kubelet;
+  private final Object publishLock = new Object();
+  private volatile Inventory discovered = Inventory.EMPTY;
   private final ScheduledExecutorService discoveryThread =
       Executors.newSingleThreadScheduledExecutor(
           r -> {
@@ -39,23 +51,78 @@ public final class Agent implements AutoCloseable {
             return t;
           });
 
-  public Agent(AgentConfig config, NodeDiscovery discovery, PreferredAllocation preferred) {
-    this.config = config;
-    this.discovery = discovery;
-    this.kubelet = new KubeletPublisher(config, preferred, PluginEvents.NONE, List.of());
+  /** What the agent reports to, besides the kubelet: metrics, mostly. */
+  public record Observers(
+      PluginEvents pluginEvents, HealthListener health, List<ServerInterceptor> grpcInterceptors) {
+    public static final Observers NONE = new Observers(PluginEvents.NONE, () -> {}, List.of());
   }
 
-  public KubeletPublisher kubelet() {
-    return kubelet;
+  public Agent(AgentConfig config, NodeDiscovery discovery, PreferredAllocation preferred) {
+    this(config, discovery, preferred, Observers.NONE, Clock.systemUTC());
+  }
+
+  public Agent(
+      AgentConfig config,
+      NodeDiscovery discovery,
+      PreferredAllocation preferred,
+      Observers observers,
+      Clock clock) {
+    this.config = config;
+    this.discovery = discovery;
+    this.ledger = new HealthLedger(clock, config.get(Settings.HEALTH_QUARANTINE));
+    this.kubelet =
+        new KubeletPublisher(
+            config, preferred, observers.pluginEvents(), observers.grpcInterceptors());
+    HealthListener listener =
+        new HealthListener() {
+          @Override
+          public void changed() {
+            republish();
+          }
+
+          @Override
+          public void xid(Device device, int xid, boolean ignored) {
+            observers.health().xid(device, xid, ignored);
+          }
+
+          @Override
+          public void singleBitEcc(Device device) {
+            observers.health().singleBitEcc(device);
+          }
+        };
+    this.health =
+        new HealthMonitor(
+            discovery.nvml(),
+            store::current,
+            ledger,
+            listener,
+            this::rediscoverSoon,
+            clock,
+            new HealthMonitor.Settings(
+                XidPolicy.of(
+                    config.get(Settings.XID_IGNORE_ADD), config.get(Settings.XID_IGNORE_REMOVE)),
+                config.get(Settings.HEALTH_PROBE_INTERVAL),
+                config.get(Settings.SYSFS_ROOT),
+                config.get(Settings.DEV_ROOT),
+                config.get(Settings.PRESENCE_POLL_INTERVAL)));
   }
 
   public InventoryStore inventory() {
     return store;
   }
 
+  public KubeletPublisher kubelet() {
+    return kubelet;
+  }
+
+  /** True while the agent's threads are running. */
+  public boolean alive() {
+    return !discoveryThread.isShutdown();
+  }
+
   /**
-   * Discovers once, synchronously, starts the kubelet servers on that inventory, then keeps
-   * rediscovering in the background.
+   * Discovers once, synchronously, starts the kubelet servers on that inventory, the health
+   * monitor, and background rediscovery.
    */
   public void start() {
     store.subscribe(Agent::logChange);
@@ -65,6 +132,7 @@ public final class Agent implements AutoCloseable {
     } catch (IOException e) {
       throw new UncheckedIOException("cannot watch the kubelet's directories", e);
     }
+    health.start();
     Duration interval = config.get(Settings.RESCAN_INTERVAL);
     if (!interval.isZero()) {
       discoveryThread.scheduleWithFixedDelay(
@@ -72,12 +140,26 @@ public final class Agent implements AutoCloseable {
     }
   }
 
+  private void rediscoverSoon() {
+    if (!discoveryThread.isShutdown()) {
+      discoveryThread.execute(this::rescan);
+    }
+  }
+
   void rescan() {
     try {
-      store.publish(discovery.scan());
+      discovered = discovery.scan();
+      republish();
     } catch (RuntimeException e) {
-      // A scan that fails keeps the last good snapshot; the next interval tries again.
+      // A scan that fails keeps the last good snapshot; the next one tries again.
       log.error("Device discovery failed; keeping the previous inventory", e);
+    }
+  }
+
+  /** Publishes what discovery found, with the health marks applied. */
+  private void republish() {
+    synchronized (publishLock) {
+      store.publish(HealthOverlay.apply(discovered, ledger.active()));
     }
   }
 
@@ -97,14 +179,29 @@ public final class Agent implements AutoCloseable {
       log.warn("Device {} {} at {} is gone", d.resource(), d.id(), d.pciAddress());
     }
     for (InventoryDiff.Change c : diff.changed()) {
-      log.info("Device {} {} changed: {}", c.after().resource(), c.after().id(), c.after());
+      Device after = c.after();
+      if (c.before().health() != after.health()
+          || !c.before().healthReason().equals(after.healthReason())) {
+        log.warn(
+            "Device {} {} at {} is now {}{}",
+            after.resource(),
+            after.id(),
+            after.pciAddress(),
+            after.health().wireValue(),
+            after.healthReason().map(r -> ": " + r).orElse(""));
+      } else {
+        log.info("Device {} {} changed", after.resource(), after.id());
+      }
     }
-    log.info("Inventory: {} device(s) in {}", inventory.devices().size(), inventory.resources());
+    if (!diff.added().isEmpty() || !diff.removed().isEmpty()) {
+      log.info("Inventory: {} device(s) in {}", inventory.devices().size(), inventory.resources());
+    }
   }
 
   @Override
   public void close() {
     kubelet.close();
+    health.close();
     discoveryThread.shutdownNow();
     try {
       discoveryThread.awaitTermination(5, TimeUnit.SECONDS);

@@ -4,6 +4,7 @@ import io.acceld.config.AgentConfig;
 import io.acceld.config.Settings;
 import io.acceld.discovery.DeviceClassifier;
 import io.acceld.discovery.InventoryScanner;
+import io.acceld.discovery.NvidiaSource;
 import io.acceld.discovery.nvml.Nvml;
 import io.acceld.discovery.nvml.NvmlLoader;
 import io.acceld.discovery.nvml.NvmlProbe;
@@ -23,7 +24,16 @@ public final class NodeDiscovery implements AutoCloseable {
     this.scanner = scanner;
   }
 
+  /** For one-shot listings: NVML is probed on every scan. */
   public static NodeDiscovery open(AgentConfig config) {
+    return open(config, false);
+  }
+
+  /**
+   * @param longRunning cache NVML's static facts between scans (the agent rescans often and must
+   *     keep NVML calls low); lost GPUs are then the health monitor's to report
+   */
+  public static NodeDiscovery open(AgentConfig config, boolean longRunning) {
     Optional<Nvml> nvml = NvmlLoader.load(config.get(Settings.NVML_LIBRARY));
     InventoryScanner scanner =
         new InventoryScanner(
@@ -31,7 +41,9 @@ public final class NodeDiscovery implements AutoCloseable {
             config.get(Settings.DEV_ROOT),
             config.get(Settings.PROC_ROOT),
             new DeviceClassifier(config.rules()),
-            nvml.map(NvmlProbe::new));
+            nvml.map(NvmlProbe::new)
+                .map(p -> longRunning ? NvidiaSource.cached(p) : NvidiaSource.fresh(p))
+                .orElse(NvidiaSource.NONE));
     return new NodeDiscovery(nvml, scanner);
   }
 

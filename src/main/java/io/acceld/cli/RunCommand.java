@@ -20,7 +20,7 @@ final class RunCommand extends AgentCommand {
         Agent agent =
             new Agent(
                 loaded.config(),
-                NodeDiscovery.open(loaded.config()),
+                NodeDiscovery.open(loaded.config(), true),
                 new TopologyAwareAllocation())) {
       agent.start();
       stop.await();

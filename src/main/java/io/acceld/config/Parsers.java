@@ -93,6 +93,14 @@ public final class Parsers {
     };
   }
 
+  /** A duration, or {@code forever} for none: empty means "never ends". */
+  public static ValueParser<java.util.Optional<Duration>> durationOrForever() {
+    return raw ->
+        raw.strip().equals("forever")
+            ? java.util.Optional.empty()
+            : java.util.Optional.of(duration().parse(raw));
+  }
+
   /** {@code HOST:PORT}, such as {@code 0.0.0.0:9445} or {@code [::1]:9445}. */
   public static ValueParser<HostPort> hostPort() {
     return raw -> {

@@ -144,6 +144,46 @@ public final class Settings {
           Parsers.path(),
           "/var/lib/kubelet/pod-resources/kubelet.sock");
 
+  public static final Setting<List<Integer>> XID_IGNORE_ADD =
+      new Setting<>(
+          "xid-ignore-add",
+          "XIDS",
+          "XIDs to ignore besides the defaults (13,31,43,45,68,109), comma-separated.",
+          Parsers.integerList(),
+          "");
+
+  public static final Setting<List<Integer>> XID_IGNORE_REMOVE =
+      new Setting<>(
+          "xid-ignore-remove",
+          "XIDS",
+          "Default-ignored XIDs that should mark a GPU unhealthy after all, comma-separated.",
+          Parsers.integerList(),
+          "");
+
+  public static final Setting<Optional<Duration>> HEALTH_QUARANTINE =
+      new Setting<>(
+          "health-quarantine",
+          "DURATION",
+          "How long an XID or ECC mark keeps a GPU unhealthy: a duration, or forever.",
+          Parsers.durationOrForever(),
+          "forever");
+
+  public static final Setting<Duration> HEALTH_PROBE_INTERVAL =
+      new Setting<>(
+          "health-probe-interval",
+          "DURATION",
+          "How often each GPU is probed (lost GPU, pending retired pages).",
+          Parsers.duration(),
+          "5s");
+
+  public static final Setting<Duration> PRESENCE_POLL_INTERVAL =
+      new Setting<>(
+          "presence-poll-interval",
+          "DURATION",
+          "How often PCI devices and device nodes are checked when file-system events do not come.",
+          Parsers.duration(),
+          "500ms");
+
   /** All settings, in the order help and the README list them. */
   public static final List<Setting<?>> ALL =
       List.of(
@@ -164,7 +204,12 @@ public final class Settings {
           METRICS_ADDRESS,
           TELEMETRY_INTERVAL,
           NODE_NAME,
-          POD_RESOURCES_SOCKET);
+          POD_RESOURCES_SOCKET,
+          XID_IGNORE_ADD,
+          XID_IGNORE_REMOVE,
+          HEALTH_QUARANTINE,
+          HEALTH_PROBE_INTERVAL,
+          PRESENCE_POLL_INTERVAL);
 
   public static Optional<Setting<?>> byKey(String key) {
     return ALL.stream().filter(s -> s.key().equals(key)).findFirst();

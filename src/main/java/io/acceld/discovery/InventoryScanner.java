@@ -3,7 +3,6 @@ package io.acceld.discovery;
 import io.acceld.discovery.nvml.NvmlGpu;
 import io.acceld.discovery.nvml.NvmlGpuLink;
 import io.acceld.discovery.nvml.NvmlNodeInfo;
-import io.acceld.discovery.nvml.NvmlProbe;
 import io.acceld.inventory.Device;
 import io.acceld.inventory.Health;
 import io.acceld.inventory.Inventory;
@@ -19,6 +18,7 @@ import java.util.Locale;
 import java.util.Map;
 import java.util.Optional;
 import java.util.OptionalInt;
+import java.util.stream.Collectors;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -37,24 +37,34 @@ public final class InventoryScanner {
   private final DeviceNodeResolver nodes;
   private final Path devRoot;
   private final Path procRoot;
-  private final Optional<NvmlProbe> nvml;
+  private final NvidiaSource nvidia;
 
   public InventoryScanner(
       Path sysfsRoot,
       Path devRoot,
       Path procRoot,
       DeviceClassifier classifier,
-      Optional<NvmlProbe> nvml) {
+      NvidiaSource nvidia) {
     this.pci = new SysfsPciScanner(sysfsRoot);
     this.classifier = classifier;
     this.nodes = new DeviceNodeResolver(devRoot);
     this.devRoot = devRoot;
     this.procRoot = procRoot;
-    this.nvml = nvml;
+    this.nvidia = nvidia;
   }
 
   public Inventory scan() {
-    Optional<NvmlNodeInfo> nvmlInfo = nvml.flatMap(InventoryScanner::probeSafely);
+    List<PciDevice> scanned = pci.scan();
+    List<PciDevice> nvidiaInPciOrder =
+        scanned.stream()
+            .filter(d -> classifier.classify(d).isPresent())
+            .filter(d -> d.vendor() == DeviceClassifier.VENDOR_NVIDIA)
+            .toList();
+    Optional<NvmlNodeInfo> nvmlInfo =
+        nvidiaInPciOrder.isEmpty()
+            ? Optional.empty()
+            : nvidia.info(
+                nvidiaInPciOrder.stream().map(PciDevice::address).collect(Collectors.toSet()));
     Map<String, NvmlGpu> gpusByAddress = new HashMap<>();
     nvmlInfo.ifPresent(
         info ->
@@ -63,13 +73,6 @@ public final class InventoryScanner {
                     g ->
                         PciAddresses.normalise(g.pciAddress())
                             .ifPresent(a -> gpusByAddress.put(a, g))));
-
-    List<PciDevice> scanned = pci.scan();
-    List<PciDevice> nvidiaInPciOrder =
-        scanned.stream()
-            .filter(d -> classifier.classify(d).isPresent())
-            .filter(d -> d.vendor() == DeviceClassifier.VENDOR_NVIDIA)
-            .toList();
 
     List<Device> devices = new ArrayList<>();
     Map<String, PciDevice> pciById = new HashMap<>();
@@ -99,15 +102,6 @@ public final class InventoryScanner {
                         Optional.ofNullable(i.cudaVersion())))
             .orElse(NodeInfo.EMPTY);
     return new Inventory(devices, node, topology(devices, pciById, nvmlInfo));
-  }
-
-  private static Optional<NvmlNodeInfo> probeSafely(NvmlProbe probe) {
-    try {
-      return Optional.ofNullable(probe.probe());
-    } catch (RuntimeException e) {
-      log.warn("NVML probe failed, using PCI data only: {}", e.toString());
-      return Optional.empty();
-    }
   }
 
   private Device build(PciDevice d, String resource, NvmlGpu gpu, int nvidiaPciOrder) {

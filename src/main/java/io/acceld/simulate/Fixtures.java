@@ -16,6 +16,8 @@ public final class Fixtures {
   public static final String H100 = "NVIDIA H100 80GB HBM3";
   public static final long H100_MEMORY = 85_520_809_984L;
 
+  private static final String[] EIGHT_GPU_HOST_BRIDGES = {"17", "37", "97", "b7"};
+
   static final String NUMA0_CPUS = "0-55,112-167";
   static final String NUMA1_CPUS = "56-111,168-223";
 
@@ -30,9 +32,8 @@ public final class Fixtures {
   public static FixtureNode eightGpuNode(Path root) {
     FakeNodeTree tree = new FakeNodeTree(root);
     List<SimulatedGpu> gpus = new ArrayList<>();
-    String[] hostBridges = {"17", "37", "97", "b7"};
     for (int sw = 0; sw < 4; sw++) {
-      String hb = hostBridges[sw];
+      String hb = EIGHT_GPU_HOST_BRIDGES[sw];
       int numa = sw < 2 ? 0 : 1;
       String cpus = numa == 0 ? NUMA0_CPUS : NUMA1_CPUS;
       int base = Integer.parseInt(hb, 16);
@@ -50,16 +51,7 @@ public final class Fixtures {
             new SimulatedGpu(
                 index, gpuUuid(index), H100, address, 0x2330, index, H100_MEMORY, numa, cpus);
         gpus.add(gpu);
-        tree.pci(address)
-            .id(0x10de, 0x2330)
-            .pciClass(0x030200)
-            .subsystem(0x10de, 0x16c1)
-            .numa(numa, cpus)
-            .driver("nvidia")
-            .iommuGroup(20 + index)
-            .link("32.0 GT/s PCIe", 16)
-            .under(host, rootPort, upstream, downstream)
-            .write();
+        writeGpu(tree, gpu);
         tree.devNode("nvidia" + index);
         tree.procFile(
             "driver/nvidia/gpus/" + address + "/information",
@@ -110,6 +102,37 @@ public final class Fixtures {
       }
     }
     return new FixtureNode(tree, gpus, links);
+  }
+
+  /**
+   * Re-creates GPU {@code index} of an {@link #eightGpuNode} after an unplug, as a hot plug would.
+   */
+  public static void replug(FixtureNode node, int index) {
+    writeGpu(node.tree(), node.gpus().get(index));
+  }
+
+  /**
+   * The PCI function of a GPU of {@link #eightGpuNode}: two per switch, a switch per host bridge.
+   */
+  private static void writeGpu(FakeNodeTree tree, SimulatedGpu gpu) {
+    int sw = gpu.index() / 2;
+    int slot = gpu.index() % 2;
+    String hb = EIGHT_GPU_HOST_BRIDGES[sw];
+    int base = Integer.parseInt(hb, 16);
+    tree.pci(gpu.pciAddress())
+        .id(0x10de, gpu.pciDeviceId())
+        .pciClass(0x030200)
+        .subsystem(0x10de, 0x16c1)
+        .numa(gpu.numaNode(), gpu.cpus())
+        .driver("nvidia")
+        .iommuGroup(20 + gpu.index())
+        .link("32.0 GT/s PCIe", 16)
+        .under(
+            "pci0000:" + hb,
+            String.format("0000:%s:01.0", hb),
+            String.format("0000:%02x:00.0", base + 1),
+            String.format("0000:%02x:%02x.0", base + 2, slot))
+        .write();
   }
 
   /** PCIe level between GPUs {@code i} and {@code j} of {@link #eightGpuNode}. */

@@ -14,7 +14,6 @@ import io.acceld.simulate.SimulatedGpu;
 import io.acceld.testing.NvmlDouble;
 import java.nio.file.Path;
 import java.util.List;
-import java.util.Optional;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -38,7 +37,7 @@ class InventoryScannerNvmlIT {
             node.tree().devRoot(),
             node.tree().procRoot(),
             new DeviceClassifier(List.of()),
-            Optional.of(new NvmlProbe(nvml)))
+            NvidiaSource.fresh(new NvmlProbe(nvml)))
         .scan();
   }
 

@@ -12,7 +12,6 @@ import io.acceld.simulate.SimulatedGpu;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.List;
-import java.util.Optional;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -26,7 +25,7 @@ class InventoryScannerTest {
             node.tree().devRoot(),
             node.tree().procRoot(),
             new DeviceClassifier(List.of()),
-            Optional.empty())
+            NvidiaSource.NONE)
         .scan();
   }
 

@@ -23,7 +23,7 @@ public final class AgentHarness implements AutoCloseable {
 
   private AgentHarness(AgentConfig config) {
     this.config = config;
-    this.agent = new Agent(config, NodeDiscovery.open(config), new TopologyAwareAllocation());
+    this.agent = new Agent(config, NodeDiscovery.open(config, true), new TopologyAwareAllocation());
   }
 
   public static Builder on(FakeNodeTree tree) {

@@ -1,0 +1,68 @@
+package io.acceld.health;
+
+import io.acceld.discovery.nvml.Nvml;
+import io.acceld.inventory.Inventory;
+import java.nio.file.Path;
+import java.time.Clock;
+import java.time.Duration;
+import java.util.Optional;
+import java.util.function.Supplier;
+
+/**
+ * The agent's health sources, started and stopped together: NVML events and probes (when NVML is
+ * loaded) write marks into the ledger; the presence monitor asks for a rediscovery when devices or
+ * device nodes come and go.
+ */
+public final class HealthMonitor implements AutoCloseable {
+  private final Optional<NvmlEventMonitor> events;
+  private final Optional<HealthProber> prober;
+  private final PresenceMonitor presence;
+
+  /** Everything the monitor needs, grouped so the constructor stays readable. */
+  public record Settings(
+      XidPolicy xids,
+      Duration probeInterval,
+      Path sysfsRoot,
+      Path devRoot,
+      Duration presencePoll) {}
+
+  public HealthMonitor(
+      Optional<Nvml> nvml,
+      Supplier<Inventory> inventory,
+      HealthLedger ledger,
+      HealthListener listener,
+      Runnable rediscover,
+      Clock clock,
+      Settings settings) {
+    this.events =
+        nvml.map(n -> new NvmlEventMonitor(n, inventory, ledger, settings.xids(), listener, clock));
+    this.prober =
+        events.map(
+            e ->
+                new HealthProber(
+                    nvml.orElseThrow(),
+                    e.handles(),
+                    inventory,
+                    ledger,
+                    listener,
+                    e::requestRebuild,
+                    clock,
+                    settings.probeInterval()));
+    this.presence =
+        new PresenceMonitor(
+            settings.sysfsRoot(), settings.devRoot(), rediscover, settings.presencePoll());
+  }
+
+  public void start() {
+    events.ifPresent(NvmlEventMonitor::start);
+    prober.ifPresent(HealthProber::start);
+    presence.start();
+  }
+
+  @Override
+  public void close() {
+    presence.close();
+    prober.ifPresent(HealthProber::close);
+    events.ifPresent(NvmlEventMonitor::close);
+  }
+}

@@ -1,0 +1,277 @@
+package io.acceld.health;
+
+import io.acceld.discovery.nvml.Nvml;
+import io.acceld.discovery.nvml.NvmlDevice;
+import io.acceld.discovery.nvml.NvmlEvent;
+import io.acceld.discovery.nvml.NvmlEventSet;
+import io.acceld.discovery.nvml.NvmlEventType;
+import io.acceld.discovery.nvml.NvmlException;
+import io.acceld.discovery.nvml.NvmlReturn;
+import io.acceld.inventory.Device;
+import io.acceld.inventory.Inventory;
+import java.time.Clock;
+import java.time.Duration;
+import java.util.HashMap;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.Set;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.TimeUnit;
+import java.util.function.Supplier;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Watches NVML events on its own thread. A critical XID (unless ignored) or a double-bit ECC error
+ * marks that GPU; single-bit ECC errors are only counted.
+ *
+ * <p>Unlike NVIDIA's plugin, a wait error never condemns every GPU. "GPU is lost" leads to a probe
+ * of each GPU, and only those that answer lost are marked; the event set is then rebuilt without
+ * them, because NVML keeps failing the wait while a lost GPU is in the set. Any other error backs
+ * off (1 s doubling to 30 s) and rebuilds the set. The wait itself times out each second, so the
+ * loop costs about one NVML call a second when idle and never spins.
+ */
+public final class NvmlEventMonitor implements AutoCloseable {
+  private static final Logger log = LoggerFactory.getLogger(NvmlEventMonitor.class);
+
+  static final long WATCHED_EVENTS =
+      NvmlEventType.XID_CRITICAL_ERROR
+          | NvmlEventType.DOUBLE_BIT_ECC_ERROR
+          | NvmlEventType.SINGLE_BIT_ECC_ERROR;
+  static final int WAIT_MS = 500;
+  static final Duration FIRST_BACKOFF = Duration.ofSeconds(1);
+  static final Duration MAX_BACKOFF = Duration.ofSeconds(30);
+
+  private final Nvml nvml;
+  private final GpuHandles handles;
+  private final Supplier<Inventory> inventory;
+  private final HealthLedger ledger;
+  private final XidPolicy xids;
+  private final HealthListener listener;
+  private final Clock clock;
+  private final Thread thread;
+  private final CountDownLatch stop = new CountDownLatch(1);
+
+  private volatile boolean rebuildRequested = true;
+  private NvmlEventSet set;
+  private Map<String, Device> watched = Map.of();
+  private final Map<NvmlDevice, Device> byHandle = new HashMap<>();
+  private Duration backoff = FIRST_BACKOFF;
+
+  public NvmlEventMonitor(
+      Nvml nvml,
+      Supplier<Inventory> inventory,
+      HealthLedger ledger,
+      XidPolicy xids,
+      HealthListener listener,
+      Clock clock) {
+    this.nvml = nvml;
+    this.handles = new GpuHandles(nvml);
+    this.inventory = inventory;
+    this.ledger = ledger;
+    this.xids = xids;
+    this.listener = listener;
+    this.clock = clock;
+    this.thread = new Thread(this::loop, "acceld-nvml-events");
+    thread.setDaemon(true);
+  }
+
+  GpuHandles handles() {
+    return handles;
+  }
+
+  public void start() {
+    thread.start();
+  }
+
+  /** Rebuilds the event set on the next turn, e.g. when a lost GPU answers again. */
+  public void requestRebuild() {
+    rebuildRequested = true;
+  }
+
+  private void loop() {
+    while (stop.getCount() > 0) {
+      try {
+        Map<String, Device> wanted = wanted();
+        if (rebuildRequested || set == null || !wanted.keySet().equals(watched.keySet())) {
+          rebuild(wanted);
+        }
+        if (watched.isEmpty()) {
+          pause(Duration.ofMillis(WAIT_MS));
+          continue;
+        }
+        Optional<NvmlEvent> event = nvml.waitForEvent(set, WAIT_MS);
+        backoff = FIRST_BACKOFF;
+        event.ifPresent(this::handle);
+      } catch (NvmlException e) {
+        if (e.isGpuLost()) {
+          if (!markLost()) {
+            log.warn(
+                "NVML reported a lost GPU but every GPU answers; backing off {} ms",
+                backoff.toMillis());
+            pauseWithBackoff();
+          }
+        } else {
+          log.warn(
+              "Waiting for NVML events failed: {}; rebuilding the event set in {} ms",
+              NvmlReturn.describe(e.returnCode()),
+              backoff.toMillis());
+          pauseWithBackoff();
+        }
+        rebuildRequested = true;
+      } catch (RuntimeException e) {
+        log.error("NVML event monitor error; backing off {} ms", backoff.toMillis(), e);
+        pauseWithBackoff();
+        rebuildRequested = true;
+      }
+    }
+    closeSet();
+  }
+
+  /** NVIDIA GPUs to watch: all but those marked lost. */
+  private Map<String, Device> wanted() {
+    Map<String, Device> wanted = new LinkedHashMap<>();
+    for (Device d : GpuHandles.nvidiaGpus(inventory.get())) {
+      if (!ledger.has(d.id(), HealthSource.GPU_LOST)) {
+        wanted.put(d.id(), d);
+      }
+    }
+    return wanted;
+  }
+
+  private void rebuild(Map<String, Device> wanted) {
+    rebuildRequested = false;
+    closeSet();
+    byHandle.clear();
+    watched = Map.copyOf(wanted);
+    if (wanted.isEmpty()) {
+      return;
+    }
+    set = nvml.createEventSet();
+    boolean lostFound = false;
+    for (Device d : wanted.values()) {
+      try {
+        NvmlDevice handle = handles.of(d);
+        long mask = WATCHED_EVENTS & nvml.supportedEventTypes(handle);
+        if (mask == 0) {
+          log.info("GPU {} reports no XID or ECC events; only probes watch its health", d.id());
+          continue;
+        }
+        nvml.registerEvents(handle, mask, set);
+        byHandle.put(handle, d);
+      } catch (NvmlException e) {
+        if (e.isGpuLost()) {
+          lostFound |= ledger.mark(lostMark(d));
+        } else if (e.returnCode() == NvmlReturn.ERROR_NOT_SUPPORTED) {
+          log.info("GPU {} cannot register health events (too old); only probes watch it", d.id());
+        } else {
+          log.warn(
+              "Cannot watch events of GPU {}: {}", d.id(), NvmlReturn.describe(e.returnCode()));
+        }
+      }
+    }
+    if (lostFound) {
+      listener.changed();
+      rebuildRequested = true;
+    }
+  }
+
+  private void handle(NvmlEvent event) {
+    Device device =
+        event.deviceUuid().map(watched::get).orElseGet(() -> byHandle.get(event.device()));
+    if (device == null) {
+      device = byHandle.get(event.device());
+    }
+    if (device == null) {
+      log.debug("NVML event for a GPU we do not watch: {}", event);
+      return;
+    }
+    if (event.isXid()) {
+      int xid = (int) event.eventData();
+      boolean ignored = xids.isIgnored(xid);
+      listener.xid(device, xid, ignored);
+      if (ignored) {
+        log.info(
+            "GPU {} reported XID {} ({}), which is on the ignore list",
+            device.id(),
+            xid,
+            XidNames.name(xid));
+        return;
+      }
+      ledger.mark(HealthMark.xid(device.id(), xid, clock.instant()));
+      listener.changed();
+    } else if ((event.eventType() & NvmlEventType.DOUBLE_BIT_ECC_ERROR) != 0) {
+      ledger.mark(
+          HealthMark.of(device.id(), HealthSource.ECC, clock.instant(), "double-bit ECC error"));
+      listener.changed();
+    } else if ((event.eventType() & NvmlEventType.SINGLE_BIT_ECC_ERROR) != 0) {
+      listener.singleBitEcc(device);
+    }
+  }
+
+  /** Probes each watched GPU once; marks those that answer lost. True if any was found. */
+  private boolean markLost() {
+    boolean found = false;
+    for (var entry : byHandle.entrySet()) {
+      try {
+        nvml.index(entry.getKey());
+      } catch (NvmlException e) {
+        if (e.isGpuLost()) {
+          found |= ledger.mark(lostMark(entry.getValue()));
+        }
+      }
+    }
+    if (found) {
+      listener.changed();
+    }
+    return found;
+  }
+
+  private HealthMark lostMark(Device d) {
+    return HealthMark.of(
+        d.id(), HealthSource.GPU_LOST, clock.instant(), "NVML reports the GPU lost (GPU_IS_LOST)");
+  }
+
+  private void pauseWithBackoff() {
+    pause(backoff);
+    backoff =
+        backoff.multipliedBy(2).compareTo(MAX_BACKOFF) > 0 ? MAX_BACKOFF : backoff.multipliedBy(2);
+  }
+
+  private void pause(Duration d) {
+    try {
+      stop.await(d.toMillis(), TimeUnit.MILLISECONDS);
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      stop.countDown();
+    }
+  }
+
+  private void closeSet() {
+    if (set != null) {
+      set.close();
+      set = null;
+    }
+  }
+
+  Set<String> watchedIds() {
+    return watched.keySet();
+  }
+
+  /** Stops the thread; it leaves the NVML wait within a second. */
+  @Override
+  public void close() {
+    stop.countDown();
+    try {
+      thread.join(3000);
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+    }
+  }
+
+  static List<Device> gpus(Inventory inventory) {
+    return GpuHandles.nvidiaGpus(inventory);
+  }
+}

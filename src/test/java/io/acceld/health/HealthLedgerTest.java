@@ -1,0 +1,110 @@
+package io.acceld.health;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.acceld.inventory.Device;
+import io.acceld.inventory.Health;
+import io.acceld.inventory.Inventory;
+import io.acceld.testing.TestDevices;
+import java.time.Clock;
+import java.time.Duration;
+import java.time.Instant;
+import java.time.ZoneOffset;
+import java.util.List;
+import java.util.Optional;
+import org.junit.jupiter.api.Test;
+
+class HealthLedgerTest {
+  /** A clock tests move by hand. */
+  static final class ManualClock extends Clock {
+    Instant now = Instant.parse("2026-11-29T12:00:00Z");
+
+    @Override
+    public Instant instant() {
+      return now;
+    }
+
+    @Override
+    public java.time.ZoneId getZone() {
+      return ZoneOffset.UTC;
+    }
+
+    @Override
+    public Clock withZone(java.time.ZoneId zone) {
+      return this;
+    }
+  }
+
+  final ManualClock clock = new ManualClock();
+
+  @Test
+  void xidMarksStayForeverByDefault() {
+    HealthLedger ledger = new HealthLedger(clock, Optional.empty());
+    assertThat(ledger.mark(HealthMark.xid("GPU-a", 79, clock.now))).isTrue();
+
+    clock.now = clock.now.plus(Duration.ofDays(30));
+
+    assertThat(ledger.active()).containsKey("GPU-a");
+    assertThat(ledger.nextExpiry()).isEmpty();
+  }
+
+  @Test
+  void aQuarantineEndsStickyMarksAndARepeatRestartsIt() {
+    HealthLedger ledger = new HealthLedger(clock, Optional.of(Duration.ofMinutes(10)));
+    ledger.mark(HealthMark.xid("GPU-a", 79, clock.now));
+    clock.now = clock.now.plus(Duration.ofMinutes(8));
+    assertThat(ledger.mark(HealthMark.xid("GPU-a", 48, clock.now))).isFalse();
+
+    clock.now = clock.now.plus(Duration.ofMinutes(8));
+    assertThat(ledger.active().get("GPU-a"))
+        .singleElement()
+        .satisfies(m -> assertThat(m.xid()).hasValue(48));
+    assertThat(ledger.nextExpiry()).contains(clock.now.plus(Duration.ofMinutes(2)));
+
+    clock.now = clock.now.plus(Duration.ofMinutes(2));
+    assertThat(ledger.active()).isEmpty();
+  }
+
+  @Test
+  void clearableMarksEndWhenCleared() {
+    HealthLedger ledger = new HealthLedger(clock, Optional.of(Duration.ofSeconds(1)));
+    ledger.mark(HealthMark.of("GPU-a", HealthSource.GPU_LOST, clock.now, "lost"));
+    clock.now = clock.now.plus(Duration.ofHours(1));
+    assertThat(ledger.has("GPU-a", HealthSource.GPU_LOST)).isTrue();
+
+    assertThat(ledger.clear("GPU-a", HealthSource.GPU_LOST)).isTrue();
+    assertThat(ledger.clear("GPU-a", HealthSource.GPU_LOST)).isFalse();
+    assertThat(ledger.active()).isEmpty();
+  }
+
+  @Test
+  void theOverlayMarksOnlyTheMarkedDeviceAndKeepsEveryReason() {
+    Device a = TestDevices.nvidia(0, 0);
+    Device b =
+        TestDevices.nvidia(1, 0)
+            .withHealth(Health.UNHEALTHY, Optional.of("device node /dev/nvidia1 is missing"));
+    Inventory discovered = TestDevices.inventory(List.of(a, b));
+    HealthLedger ledger = new HealthLedger(clock, Optional.empty());
+    ledger.mark(HealthMark.xid(b.id(), 79, clock.now));
+    ledger.mark(HealthMark.of(b.id(), HealthSource.ECC, clock.now, "double-bit ECC error"));
+
+    Inventory shown = HealthOverlay.apply(discovered, ledger.active());
+
+    assertThat(shown.device(a.id()).orElseThrow().isHealthy()).isTrue();
+    assertThat(shown.device(b.id()).orElseThrow().healthReason().orElseThrow())
+        .contains("/dev/nvidia1 is missing")
+        .contains("XID 79 (GPU has fallen off the bus)")
+        .contains("double-bit ECC error");
+  }
+
+  @Test
+  void theXidPolicyStartsFromNvidiasApplicationErrors() {
+    XidPolicy policy = XidPolicy.of(List.of(94), List.of(43));
+
+    assertThat(policy.isIgnored(13)).isTrue();
+    assertThat(policy.isIgnored(109)).isTrue();
+    assertThat(policy.isIgnored(94)).isTrue();
+    assertThat(policy.isIgnored(43)).isFalse();
+    assertThat(policy.isIgnored(79)).isFalse();
+  }
+}
