@@ -1,0 +1,134 @@
+package io.acceld.metrics;
+
+import io.acceld.discovery.nvml.NvmlCallStats;
+import io.acceld.podresources.PodRef;
+import io.micrometer.prometheusmetrics.PrometheusConfig;
+import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
+import java.util.Objects;
+import java.util.Optional;
+import java.util.function.Function;
+import java.util.function.Supplier;
+
+/**
+ * Everything the agent exports, in one object to wire: creates the {@link PrometheusMeterRegistry},
+ * binds the JVM set, device health, XID, kubelet, gRPC, NVML and dcgm-exporter views to it, and
+ * hands out the parts other components feed.
+ *
+ * <pre>{@code
+ * AgentMetrics metrics = AgentMetrics.builder()
+ *     .hostname(NodeName.resolve(config.get(Settings.NODE_NAME)))
+ *     .nvmlCallStats(() -> nvml.map(Nvml::callStats))
+ *     .telemetry(sampler::latest)
+ *     .podOwners(poller::owner)
+ *     .build();
+ * metrics.deviceHealth().follow(agent.inventory());
+ * // PluginEvents: metrics.kubelet(); ServerInterceptor: metrics.grpc(); XIDs: metrics.xids()
+ * MetricsServer.start(address, metrics.registry(), alive, ready);
+ * }</pre>
+ */
+public final class AgentMetrics implements AutoCloseable {
+  private final PrometheusMeterRegistry registry;
+  private final JvmMetrics jvm = new JvmMetrics();
+  private final DeviceHealthMetrics deviceHealth = new DeviceHealthMetrics();
+  private final XidMetrics xids = new XidMetrics();
+  private final KubeletMetrics kubelet = new KubeletMetrics();
+  private final GrpcServerMetrics grpc = new GrpcServerMetrics();
+
+  private AgentMetrics(Builder b) {
+    registry = new PrometheusMeterRegistry(PrometheusConfig.DEFAULT);
+    jvm.bindTo(registry); // first: its meter filter must precede every meter
+    deviceHealth.bindTo(registry);
+    xids.bindTo(registry);
+    kubelet.bindTo(registry);
+    grpc.bindTo(registry);
+    new NvmlMetrics(b.nvmlCallStats).bindTo(registry);
+    new DcgmCollector(b.telemetry, xids, b.podOwners, b.hostname, b.dcgmLabels).bindTo(registry);
+  }
+
+  public static Builder builder() {
+    return new Builder();
+  }
+
+  /** What {@code /metrics} serves. */
+  public PrometheusMeterRegistry registry() {
+    return registry;
+  }
+
+  /** Subscribe it to the inventory with {@link DeviceHealthMetrics#follow}. */
+  public DeviceHealthMetrics deviceHealth() {
+    return deviceHealth;
+  }
+
+  /** Feed it each XID event; the DCGM XID gauge reads the last one per GPU from it. */
+  public XidMetrics xids() {
+    return xids;
+  }
+
+  /** The {@link io.acceld.kubelet.PluginEvents} to hand the kubelet servers. */
+  public KubeletMetrics kubelet() {
+    return kubelet;
+  }
+
+  /** The {@link io.grpc.ServerInterceptor} to add to the kubelet-facing gRPC servers. */
+  public GrpcServerMetrics grpc() {
+    return grpc;
+  }
+
+  /** Stops the GC listener and closes the registry. */
+  @Override
+  public void close() {
+    jvm.close();
+    registry.close();
+  }
+
+  /** Every part is optional; the defaults suit a node without NVML or Kubernetes. */
+  public static final class Builder {
+    private String hostname;
+    private Supplier<Optional<NvmlCallStats>> nvmlCallStats = Optional::empty;
+    private Supplier<TelemetrySample> telemetry = () -> TelemetrySample.EMPTY;
+    private Function<String, Optional<PodRef>> podOwners = id -> Optional.empty();
+    private DcgmCollector.LabelNames dcgmLabels = DcgmCollector.LabelNames.DCGM_EXPORTER;
+
+    private Builder() {}
+
+    /** The {@code Hostname} label of GPU series; default: {@link NodeName#resolve} of "". */
+    public Builder hostname(String hostname) {
+      this.hostname = Objects.requireNonNull(hostname, "hostname");
+      return this;
+    }
+
+    /** NVML's call counters; empty while NVML is not loaded (the default). */
+    public Builder nvmlCallStats(Supplier<Optional<NvmlCallStats>> stats) {
+      this.nvmlCallStats = Objects.requireNonNull(stats, "stats");
+      return this;
+    }
+
+    /** Usually {@code sampler::latest}; default: no GPU telemetry. */
+    public Builder telemetry(Supplier<TelemetrySample> telemetry) {
+      this.telemetry = Objects.requireNonNull(telemetry, "telemetry");
+      return this;
+    }
+
+    /** Usually {@code poller::owner}; default: no pod labels. */
+    public Builder podOwners(Function<String, Optional<PodRef>> owners) {
+      this.podOwners = Objects.requireNonNull(owners, "owners");
+      return this;
+    }
+
+    /**
+     * dcgm-exporter's label names (default) or {@link DcgmCollector.LabelNames#PROMTOOL_CLEAN},
+     * which renames {@code modelName} so that {@code promtool check metrics} reports nothing.
+     */
+    public Builder dcgmLabels(DcgmCollector.LabelNames labels) {
+      this.dcgmLabels = Objects.requireNonNull(labels, "labels");
+      return this;
+    }
+
+    public AgentMetrics build() {
+      if (hostname == null) {
+        hostname = NodeName.resolve("");
+      }
+      return new AgentMetrics(this);
+    }
+  }
+}

@@ -1,0 +1,44 @@
+package io.acceld.metrics;
+
+import java.util.Objects;
+import java.util.OptionalInt;
+import java.util.OptionalLong;
+
+/**
+ * One GPU's readings from one sample, in NVML's units. A reading the GPU or driver does not support
+ * (or that failed) is empty, and its series is simply left out.
+ *
+ * @param deviceId the inventory ID, which pod-resources reports as the device ID
+ * @param uuid the GPU UUID
+ * @param index NVML's index ({@code gpu} label, and {@code device="nvidia<index>"})
+ * @param pciBusId NVML form: 8-digit domain, upper case ({@code 00000000:3B:00.0})
+ * @param modelName e.g. {@code NVIDIA H100 80GB HBM3}
+ * @param framebufferUsedBytes allocated memory, without the driver's reservation (as DCGM counts
+ *     it: used + reserved + free = total)
+ */
+public record GpuTelemetry(
+    String deviceId,
+    String uuid,
+    int index,
+    String pciBusId,
+    String modelName,
+    OptionalInt temperatureCelsius,
+    OptionalLong powerMilliwatts,
+    OptionalInt gpuUtilizationPercent,
+    OptionalInt memoryUtilizationPercent,
+    OptionalLong framebufferUsedBytes,
+    OptionalLong framebufferFreeBytes) {
+
+  public GpuTelemetry {
+    Objects.requireNonNull(deviceId, "deviceId");
+    Objects.requireNonNull(uuid, "uuid");
+    Objects.requireNonNull(pciBusId, "pciBusId");
+    Objects.requireNonNull(modelName, "modelName");
+    Objects.requireNonNull(temperatureCelsius, "temperatureCelsius");
+    Objects.requireNonNull(powerMilliwatts, "powerMilliwatts");
+    Objects.requireNonNull(gpuUtilizationPercent, "gpuUtilizationPercent");
+    Objects.requireNonNull(memoryUtilizationPercent, "memoryUtilizationPercent");
+    Objects.requireNonNull(framebufferUsedBytes, "framebufferUsedBytes");
+    Objects.requireNonNull(framebufferFreeBytes, "framebufferFreeBytes");
+  }
+}

@@ -1,0 +1,207 @@
+package io.acceld.metrics;
+
+import io.acceld.discovery.nvml.Nvml;
+import io.acceld.discovery.nvml.NvmlDevice;
+import io.acceld.discovery.nvml.NvmlException;
+import io.acceld.discovery.nvml.NvmlMemoryInfo;
+import io.acceld.discovery.nvml.NvmlUtilization;
+import io.acceld.inventory.Device;
+import io.acceld.inventory.Inventory;
+import io.acceld.inventory.NvidiaDetails;
+import java.time.Clock;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.LinkedHashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Objects;
+import java.util.Optional;
+import java.util.OptionalInt;
+import java.util.OptionalLong;
+import java.util.Set;
+import java.util.concurrent.Executors;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.TimeUnit;
+import java.util.function.Supplier;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Reads temperature, power, utilisation and framebuffer memory of every NVIDIA GPU in the current
+ * inventory that NVML knows, on its own thread ({@code acceld-telemetry}) every interval, and keeps
+ * the last result as an immutable {@link TelemetrySample}. Scrapes read that sample and never wait
+ * on NVML, which can block for a long time on a sick GPU.
+ *
+ * <p>Failures stay local: a reading the GPU does not support is left out; a GPU that is lost (or
+ * whose handle cannot be had) is left out of that sample; any other failed reading is left out.
+ * Each GPU's trouble is logged when it starts and when it ends, not on every pass. A pass that
+ * fails as a whole keeps the previous sample. The next pass always waits a full interval after the
+ * previous one ended, so the sampler never spins.
+ */
+public final class GpuTelemetrySampler implements AutoCloseable {
+  private static final Logger log = LoggerFactory.getLogger(GpuTelemetrySampler.class);
+  private static final String OK = "ok";
+
+  private final Nvml nvml;
+  private final Supplier<Inventory> inventory;
+  private final Duration interval;
+  private final Clock clock;
+  private final ScheduledExecutorService thread =
+      Executors.newSingleThreadScheduledExecutor(new NamedThreads("acceld-telemetry"));
+
+  private volatile TelemetrySample latest = TelemetrySample.EMPTY;
+  private boolean passesFailing; // sampler thread only
+
+  // Touched only inside sampleNow(), which is synchronized.
+  private final Map<String, NvmlDevice> handles = new HashMap<>();
+  private final Map<String, String> states = new HashMap<>();
+
+  public GpuTelemetrySampler(Nvml nvml, Supplier<Inventory> inventory, Duration interval) {
+    this(nvml, inventory, interval, Clock.systemUTC());
+  }
+
+  GpuTelemetrySampler(Nvml nvml, Supplier<Inventory> inventory, Duration interval, Clock clock) {
+    this.nvml = Objects.requireNonNull(nvml, "nvml");
+    this.inventory = Objects.requireNonNull(inventory, "inventory");
+    if (interval.isNegative() || interval.isZero()) {
+      throw new IllegalArgumentException("telemetry interval must be positive: " + interval);
+    }
+    this.interval = interval;
+    this.clock = clock;
+  }
+
+  /** Takes the first sample at once, then one per interval. */
+  public void start() {
+    thread.scheduleWithFixedDelay(this::sampleSafely, 0, interval.toNanos(), TimeUnit.NANOSECONDS);
+  }
+
+  /** The last completed sample; {@link TelemetrySample#EMPTY} before the first. */
+  public TelemetrySample latest() {
+    return latest;
+  }
+
+  private void sampleSafely() {
+    try {
+      sampleNow();
+      if (passesFailing) {
+        log.info("GPU telemetry passes work again");
+        passesFailing = false;
+      }
+    } catch (RuntimeException | LinkageError e) {
+      // An exception would cancel the schedule: keep the last sample and try again next interval.
+      // Logged in full once per run of failures, so a persistent fault does not flood the log.
+      if (!passesFailing) {
+        log.error("GPU telemetry pass failed; keeping the previous sample", e);
+        passesFailing = true;
+      } else {
+        log.debug("GPU telemetry pass failed again: {}", e.toString());
+      }
+    }
+  }
+
+  /** One pass over the inventory, published as {@link #latest()} and returned. */
+  synchronized TelemetrySample sampleNow() {
+    List<GpuTelemetry> gpus = new ArrayList<>();
+    Set<String> seen = new LinkedHashSet<>();
+    for (Device device : inventory.get().devices()) {
+      Optional<NvidiaDetails> nvidia = device.nvidia();
+      if (nvidia.isEmpty() || nvidia.get().uuid() == null || nvidia.get().uuid().isBlank()) {
+        continue; // not NVIDIA, or NVIDIA without NVML: nothing to ask
+      }
+      seen.add(nvidia.get().uuid());
+      sample(device, nvidia.get()).ifPresent(gpus::add);
+    }
+    // forget GPUs that left the inventory, so a returning one logs afresh
+    handles.keySet().retainAll(seen);
+    states.keySet().retainAll(seen);
+    TelemetrySample sample = new TelemetrySample(clock.instant(), gpus);
+    latest = sample;
+    return sample;
+  }
+
+  private Optional<GpuTelemetry> sample(Device device, NvidiaDetails nvidia) {
+    String uuid = nvidia.uuid();
+    List<String> problems = new ArrayList<>();
+    try {
+      NvmlDevice handle = handles.get(uuid);
+      if (handle == null) {
+        handle = nvml.deviceByUuid(uuid);
+        handles.put(uuid, handle);
+      }
+      NvmlDevice h = handle;
+      OptionalInt temperature =
+          read(problems, () -> nvml.temperatureCelsius(h), OptionalInt.empty());
+      OptionalLong power = read(problems, () -> nvml.powerUsageMilliwatts(h), OptionalLong.empty());
+      Optional<NvmlUtilization> util = read(problems, () -> nvml.utilization(h), Optional.empty());
+      Optional<NvmlMemoryInfo> memory = read(problems, () -> nvml.memoryInfo(h), Optional.empty());
+      changeState(device, uuid, problems.isEmpty() ? OK : "failing: " + problems);
+      return Optional.of(
+          new GpuTelemetry(
+              device.id(),
+              uuid,
+              nvidia.index(),
+              PciBusIds.nvmlForm(device.pciAddress()),
+              device.model(),
+              temperature,
+              power,
+              util.map(u -> OptionalInt.of(u.gpuPercent())).orElse(OptionalInt.empty()),
+              util.map(u -> OptionalInt.of(u.memoryPercent())).orElse(OptionalInt.empty()),
+              memory.map(m -> OptionalLong.of(usedWithoutReserved(m))).orElse(OptionalLong.empty()),
+              memory.map(m -> OptionalLong.of(m.freeBytes())).orElse(OptionalLong.empty())));
+    } catch (NvmlException e) {
+      // lost, or no handle: a fresh lookup next pass, in case the GPU was reset
+      handles.remove(uuid);
+      changeState(device, uuid, e.isGpuLost() ? "lost" : "unreachable: " + e.getMessage());
+      return Optional.empty();
+    }
+  }
+
+  /** Runs one reading; a lost GPU aborts the GPU, any other failure only drops the reading. */
+  private static <T> T read(List<String> problems, Supplier<T> call, T absent) {
+    try {
+      return call.get();
+    } catch (NvmlException e) {
+      if (e.isGpuLost()) {
+        throw e;
+      }
+      problems.add(e.function() + " " + e.returnName());
+      return absent;
+    }
+  }
+
+  /** DCGM reports used, reserved and free separately; NVML's v2 "used" includes the reservation. */
+  private static long usedWithoutReserved(NvmlMemoryInfo m) {
+    return m.reservedBytes() > 0 ? Math.max(0, m.usedBytes() - m.reservedBytes()) : m.usedBytes();
+  }
+
+  private void changeState(Device device, String uuid, String state) {
+    String before = states.put(uuid, state);
+    if (state.equals(before) || (before == null && state.equals(OK))) {
+      return;
+    }
+    if (state.equals(OK)) {
+      log.info("GPU {} ({}) answers telemetry again", uuid, device.pciAddress());
+    } else if (state.equals("lost")) {
+      log.warn(
+          "GPU {} ({}) is lost (fallen off the bus); leaving it out of telemetry",
+          uuid,
+          device.pciAddress());
+    } else {
+      log.warn("GPU {} ({}) telemetry is incomplete: {}", uuid, device.pciAddress(), state);
+    }
+  }
+
+  @Override
+  public void close() {
+    thread.shutdownNow();
+    try {
+      // a pass may be inside NVML, which cannot be interrupted; give it a moment
+      if (!thread.awaitTermination(5, TimeUnit.SECONDS)) {
+        log.warn("The telemetry thread did not stop within 5 s");
+      }
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+    }
+  }
+}

@@ -1,0 +1,185 @@
+package io.acceld.metrics;
+
+import com.sun.net.httpserver.HttpExchange;
+import com.sun.net.httpserver.HttpServer;
+import io.acceld.config.HostPort;
+import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
+import java.io.ByteArrayOutputStream;
+import java.io.IOException;
+import java.io.OutputStream;
+import java.net.InetSocketAddress;
+import java.nio.charset.StandardCharsets;
+import java.util.Objects;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.TimeUnit;
+import java.util.function.BooleanSupplier;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Serves {@code /metrics}, {@code /healthz} and {@code /readyz} over plain HTTP with the JDK's
+ * built-in server, so the agent needs no web framework for three tiny endpoints.
+ *
+ * <ul>
+ *   <li>{@code GET /metrics}: the registry in Prometheus text format 0.0.4, or OpenMetrics 1.0 when
+ *       the {@code Accept} header asks for {@code application/openmetrics-text}.
+ *   <li>{@code GET /healthz}: 200 {@code ok} while {@code alive} holds, else 503 (liveness: the
+ *       kubelet restarts the pod).
+ *   <li>{@code GET /readyz}: 200 {@code ok} while {@code ready} holds, else 503 (readiness).
+ *   <li>Other paths 404, other methods 405.
+ * </ul>
+ *
+ * <p>Two threads are plenty: Prometheus scrapes every few seconds and the probes are tiny.
+ */
+public final class MetricsServer implements AutoCloseable {
+  private static final Logger log = LoggerFactory.getLogger(MetricsServer.class);
+
+  // The exposition writers are a runtime-only dependency of Micrometer, so their constants are
+  // spelled out here; scrape(contentType) picks the writer from these same strings.
+  static final String TEXT_CONTENT_TYPE = "text/plain; version=0.0.4; charset=utf-8";
+  static final String OPENMETRICS_CONTENT_TYPE =
+      "application/openmetrics-text; version=1.0.0; charset=utf-8";
+  private static final String PLAIN = "text/plain; charset=utf-8";
+  private static final int THREADS = 2;
+
+  private final HttpServer server;
+  private final ExecutorService executor;
+  private final PrometheusMeterRegistry registry;
+  private final BooleanSupplier alive;
+  private final BooleanSupplier ready;
+
+  private MetricsServer(
+      HttpServer server,
+      PrometheusMeterRegistry registry,
+      BooleanSupplier alive,
+      BooleanSupplier ready) {
+    this.server = server;
+    this.registry = registry;
+    this.alive = alive;
+    this.ready = ready;
+    this.executor = Executors.newFixedThreadPool(THREADS, new NamedThreads("acceld-metrics-http"));
+    server.setExecutor(executor);
+    server.createContext("/", this::handle);
+  }
+
+  /**
+   * Binds {@code address} (port 0 picks a free port, see {@link #port()}) and starts serving.
+   *
+   * @throws IOException if the address cannot be bound, e.g. the port is taken
+   */
+  public static MetricsServer start(
+      HostPort address,
+      PrometheusMeterRegistry registry,
+      BooleanSupplier alive,
+      BooleanSupplier ready)
+      throws IOException {
+    Objects.requireNonNull(registry, "registry");
+    Objects.requireNonNull(alive, "alive");
+    Objects.requireNonNull(ready, "ready");
+    HttpServer http = HttpServer.create(new InetSocketAddress(address.host(), address.port()), 0);
+    MetricsServer server = new MetricsServer(http, registry, alive, ready);
+    http.start();
+    log.info("Serving /metrics, /healthz and /readyz on {}", server.address());
+    return server;
+  }
+
+  /** The bound address; with port 0 this carries the port the system picked. */
+  public InetSocketAddress address() {
+    return server.getAddress();
+  }
+
+  public int port() {
+    return address().getPort();
+  }
+
+  private void handle(HttpExchange exchange) throws IOException {
+    try (exchange) {
+      String path = exchange.getRequestURI().getPath();
+      boolean known = path.equals("/metrics") || path.equals("/healthz") || path.equals("/readyz");
+      if (!known) {
+        reply(exchange, 404, PLAIN, "not found\n");
+        return;
+      }
+      if (!exchange.getRequestMethod().equals("GET")) {
+        exchange.getResponseHeaders().set("Allow", "GET");
+        reply(exchange, 405, PLAIN, "method not allowed\n");
+        return;
+      }
+      switch (path) {
+        case "/metrics" -> metrics(exchange);
+        case "/healthz" -> probe(exchange, alive, "not alive");
+        default -> probe(exchange, ready, "not ready");
+      }
+    } catch (RuntimeException e) {
+      // The JDK server would drop the connection without a response; a 500 is easier to debug.
+      log.warn("Failed to answer {} {}", exchange.getRequestMethod(), exchange.getRequestURI(), e);
+      try {
+        reply(exchange, 500, PLAIN, "internal error\n");
+      } catch (IOException | RuntimeException ignored) {
+        // headers were already sent; nothing more we can do
+      }
+    }
+  }
+
+  private void metrics(HttpExchange exchange) throws IOException {
+    String contentType = negotiate(exchange.getRequestHeaders().getFirst("Accept"));
+    // Rendered to memory first so a failing collector yields a 500, not a truncated 200.
+    ByteArrayOutputStream body = new ByteArrayOutputStream(64 * 1024);
+    registry.scrape(body, contentType);
+    exchange.getResponseHeaders().set("Content-Type", contentType);
+    exchange.sendResponseHeaders(200, body.size());
+    try (OutputStream out = exchange.getResponseBody()) {
+      body.writeTo(out);
+    }
+  }
+
+  /** OpenMetrics only when asked for; everything else (including no header) gets text 0.0.4. */
+  static String negotiate(String accept) {
+    return accept != null && accept.contains("application/openmetrics-text")
+        ? OPENMETRICS_CONTENT_TYPE
+        : TEXT_CONTENT_TYPE;
+  }
+
+  private static void probe(HttpExchange exchange, BooleanSupplier check, String failure)
+      throws IOException {
+    boolean ok;
+    String reason = failure;
+    try {
+      ok = check.getAsBoolean();
+    } catch (RuntimeException e) {
+      ok = false;
+      reason = failure + ": " + e;
+    }
+    if (ok) {
+      reply(exchange, 200, PLAIN, "ok\n");
+    } else {
+      reply(exchange, 503, PLAIN, reason + "\n");
+    }
+  }
+
+  private static void reply(HttpExchange exchange, int status, String contentType, String body)
+      throws IOException {
+    byte[] bytes = body.getBytes(StandardCharsets.UTF_8);
+    exchange.getResponseHeaders().set("Content-Type", contentType);
+    exchange.sendResponseHeaders(status, bytes.length);
+    try (OutputStream out = exchange.getResponseBody()) {
+      out.write(bytes);
+    }
+  }
+
+  /** Stops accepting, lets in-flight requests finish briefly, then stops the threads. */
+  @Override
+  public void close() {
+    server.stop(0);
+    executor.shutdown();
+    try {
+      if (!executor.awaitTermination(2, TimeUnit.SECONDS)) {
+        executor.shutdownNow();
+      }
+    } catch (InterruptedException e) {
+      executor.shutdownNow();
+      Thread.currentThread().interrupt();
+    }
+  }
+}

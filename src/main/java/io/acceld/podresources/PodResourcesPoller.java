@@ -1,0 +1,180 @@
+package io.acceld.podresources;
+
+import io.acceld.kubelet.UnixGrpc;
+import io.acceld.proto.podresources.v1.ListPodResourcesRequest;
+import io.acceld.proto.podresources.v1.ListPodResourcesResponse;
+import io.acceld.proto.podresources.v1.PodResourcesListerGrpc;
+import io.grpc.ManagedChannel;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.Map;
+import java.util.Objects;
+import java.util.Optional;
+import java.util.concurrent.Executors;
+import java.util.concurrent.RejectedExecutionException;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.TimeUnit;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Learns which pod uses which device by polling the kubelet's {@code v1.PodResourcesLister/List} on
+ * its Unix socket, so GPU metrics can carry {@code pod}, {@code namespace} and {@code container}
+ * labels.
+ *
+ * <p>Polls once per interval (default 1 s, well under the kubelet's 100 QPS limit). While the
+ * socket does not exist (no kubelet, or not Kubernetes at all) it only checks for the file, without
+ * logging. When a call fails it backs off exponentially up to {@code maxBackoff}; the first failure
+ * of a run is logged at WARN, the rest at DEBUG. The last good map is kept through failures: a
+ * kubelet that is restarting does not move pods.
+ *
+ * <p>Runs on its own thread, {@code acceld-podresources}; {@link #owner} only reads an immutable
+ * map.
+ */
+public final class PodResourcesPoller implements AutoCloseable {
+  private static final Logger log = LoggerFactory.getLogger(PodResourcesPoller.class);
+
+  public static final Duration DEFAULT_INTERVAL = Duration.ofSeconds(1);
+  public static final Duration DEFAULT_MAX_BACKOFF = Duration.ofSeconds(30);
+
+  /** A kubelet answers List from memory; a call this slow means it is stuck. */
+  static final Duration CALL_DEADLINE = Duration.ofSeconds(5);
+
+  private final Path socket;
+  private final UnixGrpc grpc;
+  private final Duration interval;
+  private final Duration maxBackoff;
+  private final ScheduledExecutorService thread =
+      Executors.newSingleThreadScheduledExecutor(
+          r -> {
+            Thread t = new Thread(r, "acceld-podresources");
+            t.setDaemon(true);
+            return t;
+          });
+
+  private volatile Map<String, PodRef> owners = Map.of();
+
+  // Confined to the poller thread.
+  private ManagedChannel channel;
+  private Duration backoff;
+  private boolean failing;
+  private boolean socketSeen;
+
+  /** Polls every second, backing off up to 30 s on errors. */
+  public PodResourcesPoller(Path socket, UnixGrpc grpc) {
+    this(socket, grpc, DEFAULT_INTERVAL, DEFAULT_MAX_BACKOFF);
+  }
+
+  public PodResourcesPoller(Path socket, UnixGrpc grpc, Duration interval, Duration maxBackoff) {
+    this.socket = Objects.requireNonNull(socket, "socket");
+    this.grpc = Objects.requireNonNull(grpc, "grpc");
+    if (interval.isNegative() || interval.isZero() || maxBackoff.compareTo(interval) < 0) {
+      throw new IllegalArgumentException(
+          "need 0 < interval <= maxBackoff, got " + interval + " and " + maxBackoff);
+    }
+    this.interval = interval;
+    this.maxBackoff = maxBackoff;
+    this.backoff = interval;
+  }
+
+  /** Starts polling in the background; the first poll runs at once. */
+  public void start() {
+    schedule(Duration.ZERO);
+  }
+
+  /**
+   * The container using {@code deviceId}. A replica ID ({@code <id>::<k>}) is looked up by its
+   * physical ID. Empty if no container holds the device or nothing is known yet.
+   */
+  public Optional<PodRef> owner(String deviceId) {
+    return Optional.ofNullable(owners.get(DeviceOwners.physicalId(deviceId)));
+  }
+
+  /** The whole current map, physical device ID → container. */
+  public Map<String, PodRef> owners() {
+    return owners;
+  }
+
+  private void schedule(Duration delay) {
+    try {
+      thread.schedule(this::poll, delay.toNanos(), TimeUnit.NANOSECONDS);
+    } catch (RejectedExecutionException e) {
+      // closed meanwhile
+    }
+  }
+
+  private void poll() {
+    Duration next = interval;
+    try {
+      if (!Files.exists(socket)) {
+        if (socketSeen) {
+          log.info("{} is gone; waiting for the kubelet to recreate it", socket);
+          socketSeen = false;
+        }
+        closeChannel();
+      } else {
+        socketSeen = true;
+        owners = DeviceOwners.index(list());
+        if (failing) {
+          log.info("Listing pod resources from {} works again", socket);
+          failing = false;
+        }
+        backoff = interval;
+      }
+    } catch (RuntimeException e) {
+      next = backoff;
+      backoff = min(backoff.multipliedBy(2), maxBackoff);
+      if (!failing) {
+        log.warn(
+            "Cannot list pod resources from {}: {}; retrying with backoff up to {} s"
+                + " (further failures are logged at DEBUG)",
+            socket,
+            e.toString(),
+            maxBackoff.toSeconds());
+        failing = true;
+      } else {
+        log.debug("Listing pod resources from {} failed again: {}", socket, e.toString());
+      }
+      // a fresh channel next time: the old one may be stuck in its own reconnect backoff
+      closeChannel();
+    }
+    if (!thread.isShutdown()) {
+      schedule(next);
+    }
+  }
+
+  private ListPodResourcesResponse list() {
+    if (channel == null) {
+      channel = grpc.channel(socket);
+    }
+    return PodResourcesListerGrpc.newBlockingStub(channel)
+        .withDeadlineAfter(CALL_DEADLINE.toMillis(), TimeUnit.MILLISECONDS)
+        .list(ListPodResourcesRequest.getDefaultInstance());
+  }
+
+  private void closeChannel() {
+    if (channel != null) {
+      channel.shutdownNow();
+      channel = null;
+    }
+  }
+
+  private static Duration min(Duration a, Duration b) {
+    return a.compareTo(b) <= 0 ? a : b;
+  }
+
+  @Override
+  public void close() {
+    thread.shutdownNow();
+    try {
+      if (!thread.awaitTermination(CALL_DEADLINE.toSeconds() + 1, TimeUnit.SECONDS)) {
+        log.warn("The pod-resources poller did not stop in time");
+      }
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+    }
+    // the thread has stopped, so the channel is no longer confined to it
+    closeChannel();
+  }
+}

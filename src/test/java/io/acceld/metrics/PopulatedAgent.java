@@ -1,0 +1,155 @@
+package io.acceld.metrics;
+
+import io.acceld.discovery.nvml.Nvml;
+import io.acceld.inventory.Device;
+import io.acceld.inventory.Health;
+import io.acceld.inventory.InventoryStore;
+import io.acceld.kubelet.UnixGrpc;
+import io.acceld.podresources.PodRef;
+import io.acceld.proto.deviceplugin.v1beta1.AllocateRequest;
+import io.acceld.proto.deviceplugin.v1beta1.DevicePluginGrpc;
+import io.acceld.proto.deviceplugin.v1beta1.DevicePluginOptions;
+import io.acceld.proto.deviceplugin.v1beta1.Empty;
+import io.acceld.testing.Eventually;
+import io.acceld.testing.NvmlDouble;
+import io.acceld.testing.NvmlScenarios;
+import io.acceld.testing.TestDevices;
+import io.grpc.ManagedChannel;
+import io.grpc.Server;
+import io.grpc.Status;
+import io.grpc.StatusRuntimeException;
+import io.grpc.stub.StreamObserver;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.TimeUnit;
+
+/**
+ * An {@link AgentMetrics} with every family populated the way a busy node would have it: four NVML
+ * GPUs (one lost, one shared by pods), an AMD GPU, an NVIDIA GPU without NVML that is unhealthy,
+ * XIDs, kubelet events, real gRPC calls and NVML call counts.
+ */
+final class PopulatedAgent implements AutoCloseable {
+  private final NvmlDouble fake;
+  private final Nvml nvml;
+  private final InventoryStore store = new InventoryStore();
+  private final GpuTelemetrySampler sampler;
+  private final AgentMetrics metrics;
+
+  PopulatedAgent(Path dir, DcgmCollector.LabelNames labels) throws Exception {
+    fake = NvmlDouble.create(dir.resolve("nvml"), NvmlScenarios.h100s(4));
+    nvml = fake.open();
+    sampler = new GpuTelemetrySampler(nvml, store::current, Duration.ofSeconds(10));
+    Map<String, PodRef> owners =
+        Map.of(
+            NvmlScenarios.uuid(0), new PodRef("trainer-0", "ml", "worker"),
+            NvmlScenarios.uuid(1), new PodRef("notebook-7f9c", "research", "jupyter"));
+    metrics =
+        AgentMetrics.builder()
+            .hostname("gpu-node-1")
+            .nvmlCallStats(() -> Optional.of(nvml.callStats()))
+            .telemetry(sampler::latest)
+            .podOwners(id -> Optional.ofNullable(owners.get(id)))
+            .dcgmLabels(labels)
+            .build();
+    metrics.deviceHealth().follow(store);
+
+    List<Device> healthy = new ArrayList<>();
+    for (int i = 0; i < 4; i++) {
+      healthy.add(GpuTelemetryIT.device(i));
+    }
+    healthy.add(TestDevices.amd(0, 1));
+    Device noNvml =
+        TestDevices.nvidiaWithoutNvml(9)
+            .withHealth(Health.UNHEALTHY, Optional.of("device node /dev/nvidia9 is missing"));
+    healthy.add(noNvml);
+    store.publish(TestDevices.inventory(healthy));
+    sampler.sampleNow();
+
+    // GPU 3 falls off the bus: health, XID and telemetry all notice
+    fake.control().acceld_fake_set_lost(3, 1);
+    List<Device> after = new ArrayList<>(healthy);
+    after.set(
+        3,
+        healthy
+            .get(3)
+            .withHealth(Health.UNHEALTHY, Optional.of("NVML reports the GPU lost (GPU_IS_LOST)")));
+    store.publish(TestDevices.inventory(after));
+    metrics.xids().record("nvidia.com/gpu", NvmlScenarios.uuid(3), 79);
+    metrics.xids().record("nvidia.com/gpu", NvmlScenarios.uuid(1), 13);
+    sampler.sampleNow();
+
+    for (String resource : List.of("nvidia.com/gpu", "amd.com/gpu")) {
+      metrics.kubelet().registered(resource, true);
+      metrics.kubelet().streams(resource, 1);
+      metrics.kubelet().allocated(resource, 1);
+    }
+    metrics.kubelet().allocated("nvidia.com/gpu", 2);
+    grpcCalls(dir);
+  }
+
+  /** A few real calls through the interceptor, so the histogram and call counters exist. */
+  private void grpcCalls(Path dir) throws Exception {
+    ExecutorService executor = Executors.newCachedThreadPool();
+    try (UnixGrpc grpc = new UnixGrpc("populated-agent", 1)) {
+      Path socket = dir.resolve("plugin.sock");
+      Server server =
+          grpc.startServer(
+              socket,
+              List.of(
+                  new DevicePluginGrpc.DevicePluginImplBase() {
+                    @Override
+                    public void getDevicePluginOptions(
+                        Empty request, StreamObserver<DevicePluginOptions> out) {
+                      out.onNext(DevicePluginOptions.getDefaultInstance());
+                      out.onCompleted();
+                    }
+                  }),
+              List.of(metrics.grpc()),
+              executor);
+      ManagedChannel channel = grpc.channel(socket);
+      try {
+        DevicePluginGrpc.DevicePluginBlockingStub stub =
+            DevicePluginGrpc.newBlockingStub(channel).withDeadlineAfter(10, TimeUnit.SECONDS);
+        stub.getDevicePluginOptions(Empty.getDefaultInstance());
+        try {
+          stub.allocate(AllocateRequest.getDefaultInstance()); // UNIMPLEMENTED here
+        } catch (StatusRuntimeException expected) {
+          assert expected.getStatus().getCode() == Status.Code.UNIMPLEMENTED;
+        }
+        Eventually.await(
+            "both calls recorded",
+            () ->
+                metrics.registry().find(GrpcServerMetrics.CALLS).counters().stream()
+                        .mapToDouble(c -> c.count())
+                        .sum()
+                    == 2.0);
+      } finally {
+        channel.shutdownNow().awaitTermination(5, TimeUnit.SECONDS);
+        server.shutdownNow().awaitTermination(5, TimeUnit.SECONDS);
+      }
+    } finally {
+      executor.shutdownNow();
+    }
+  }
+
+  AgentMetrics metrics() {
+    return metrics;
+  }
+
+  String scrape() {
+    return metrics.registry().scrape();
+  }
+
+  @Override
+  public void close() {
+    sampler.close();
+    metrics.close();
+    nvml.close();
+  }
+}
