@@ -115,9 +115,9 @@ public final class Agent implements AutoCloseable {
     return kubelet;
   }
 
-  /** True while the agent's threads are running. */
+  /** True while the agent's loops run: discovery, the kubelet socket watcher and health. */
   public boolean alive() {
-    return !discoveryThread.isShutdown();
+    return !discoveryThread.isShutdown() && kubelet.alive() && health.alive();
   }
 
   /**

@@ -1,9 +1,7 @@
 package io.acceld.cli;
 
-import io.acceld.agent.Agent;
-import io.acceld.agent.NodeDiscovery;
+import io.acceld.agent.AgentDaemon;
 import io.acceld.agent.StopSignal;
-import io.acceld.kubelet.TopologyAwareAllocation;
 import picocli.CommandLine.Command;
 
 /** {@code acceld run}: the long-running agent. Stops cleanly, exit 0, on SIGTERM or SIGINT. */
@@ -14,15 +12,10 @@ final class RunCommand extends AgentCommand {
   }
 
   @Override
-  public Integer call() throws InterruptedException {
+  public Integer call() throws Exception {
     StopSignal stop = StopSignal.install();
     try (Loaded loaded = load();
-        Agent agent =
-            new Agent(
-                loaded.config(),
-                NodeDiscovery.open(loaded.config(), true),
-                new TopologyAwareAllocation())) {
-      agent.start();
+        AgentDaemon daemon = AgentDaemon.start(loaded.config())) {
       stop.await();
     }
     return 0;

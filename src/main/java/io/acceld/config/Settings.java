@@ -184,6 +184,15 @@ public final class Settings {
           Parsers.duration(),
           "500ms");
 
+  public static final Setting<String> DCGM_MODEL_LABEL =
+      new Setting<>(
+          "dcgm-model-label",
+          "NAME",
+          "Label carrying the GPU model on DCGM_FI_* series: model_name (passes promtool's lint) or"
+              + " modelName (dcgm-exporter's exact spelling).",
+          Parsers.choice("model_name", "modelName"),
+          "model_name");
+
   /** All settings, in the order help and the README list them. */
   public static final List<Setting<?>> ALL =
       List.of(
@@ -209,7 +218,8 @@ public final class Settings {
           XID_IGNORE_REMOVE,
           HEALTH_QUARANTINE,
           HEALTH_PROBE_INTERVAL,
-          PRESENCE_POLL_INTERVAL);
+          PRESENCE_POLL_INTERVAL,
+          DCGM_MODEL_LABEL);
 
   public static Optional<Setting<?>> byKey(String key) {
     return ALL.stream().filter(s -> s.key().equals(key)).findFirst();

@@ -59,6 +59,11 @@ public final class HealthMonitor implements AutoCloseable {
     presence.start();
   }
 
+  /** Whether every health thread that was started is still running. */
+  public boolean alive() {
+    return presence.alive() && events.map(NvmlEventMonitor::alive).orElse(true);
+  }
+
   @Override
   public void close() {
     presence.close();

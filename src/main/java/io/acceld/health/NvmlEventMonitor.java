@@ -82,6 +82,10 @@ public final class NvmlEventMonitor implements AutoCloseable {
     return handles;
   }
 
+  boolean alive() {
+    return thread.isAlive();
+  }
+
   public void start() {
     thread.start();
   }

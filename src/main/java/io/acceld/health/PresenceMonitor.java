@@ -43,6 +43,10 @@ public final class PresenceMonitor implements AutoCloseable {
     thread.setDaemon(true);
   }
 
+  boolean alive() {
+    return thread.isAlive();
+  }
+
   public void start() {
     try {
       watcher = FileSystems.getDefault().newWatchService();

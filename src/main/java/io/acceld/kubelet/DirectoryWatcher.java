@@ -43,6 +43,10 @@ final class DirectoryWatcher implements AutoCloseable {
     thread.setDaemon(true);
   }
 
+  boolean alive() {
+    return thread.isAlive();
+  }
+
   void start() {
     thread.start();
   }

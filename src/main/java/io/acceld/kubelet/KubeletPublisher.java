@@ -200,6 +200,11 @@ public final class KubeletPublisher implements AutoCloseable {
     }
   }
 
+  /** Whether the socket watcher still runs (it restarts servers after kubelet restarts). */
+  public synchronized boolean alive() {
+    return !closed && watcher != null && watcher.alive();
+  }
+
   /** Registration state by advertised resource name. */
   public synchronized Map<String, Boolean> registrations() {
     Map<String, Boolean> state = new LinkedHashMap<>();
