@@ -4,6 +4,7 @@ import io.acceld.config.AgentConfig;
 import io.acceld.config.Settings;
 import io.acceld.health.HealthListener;
 import io.acceld.inventory.Device;
+import io.acceld.inventory.DeviceJson;
 import io.acceld.kubelet.TopologyAwareAllocation;
 import io.acceld.kubelet.UnixGrpc;
 import io.acceld.metrics.AgentMetrics;
@@ -78,6 +79,11 @@ public final class AgentDaemon implements AutoCloseable {
           public void xid(Device device, int xid, boolean ignored) {
             metrics.xids().record(device.resource(), device.id(), xid);
           }
+
+          @Override
+          public void singleBitEcc(Device device) {
+            metrics.ecc().recordCorrected(device.resource(), device.id());
+          }
         };
     agent =
         keep(
@@ -109,7 +115,10 @@ public final class AgentDaemon implements AutoCloseable {
                 config.get(Settings.METRICS_ADDRESS),
                 metrics.registry(),
                 agent::alive,
-                () -> agent.kubelet().ready()));
+                () -> agent.kubelet().ready(),
+                () ->
+                    DeviceJson.render(agent.inventory().current(), config.get(Settings.DEV_ROOT))
+                        + "\n"));
   }
 
   private <T extends AutoCloseable> T keep(T part) {

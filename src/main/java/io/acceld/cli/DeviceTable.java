@@ -1,35 +1,39 @@
 package io.acceld.cli;
 
-import io.acceld.inventory.Device;
-import io.acceld.inventory.Inventory;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
 
-/** The {@code devices} table for people: one aligned row per device. */
+/**
+ * The {@code devices} table for people: one aligned row per device, rendered from the same rows as
+ * the JSON document so the two never disagree. Device nodes are shown relative to the directory
+ * they share, which the footer names.
+ */
 final class DeviceTable {
   private static final List<String> HEADER =
       List.of("RESOURCE", "ID", "MODEL", "PCI", "NUMA", "HEALTH", "DEVICE NODES");
 
   private DeviceTable() {}
 
-  static String render(Inventory inventory, Path devRoot) {
-    if (inventory.devices().isEmpty()) {
+  static String render(List<Map<String, Object>> devices) {
+    if (devices.isEmpty()) {
       return "No accelerators found.\n";
     }
+    Path nodeDir = commonDirectory(devices);
     List<List<String>> rows = new ArrayList<>();
     rows.add(HEADER);
-    for (Device d : inventory.devices()) {
-      String health = d.health().wireValue() + d.healthReason().map(r -> " (" + r + ")").orElse("");
+    for (Map<String, Object> d : devices) {
+      Object reason = d.get("healthReason");
       rows.add(
           List.of(
-              d.resource(),
-              d.id(),
-              d.model(),
-              d.pciAddress(),
-              Integer.toString(d.numaNode()),
-              health,
-              String.join(" ", d.deviceNodes())));
+              text(d.get("resource")),
+              text(d.get("id")),
+              text(d.get("model")),
+              text(d.get("pciAddress")),
+              text(d.get("numaNode")),
+              text(d.get("health")) + (reason == null ? "" : " (" + reason + ")"),
+              String.join(" ", nodes(d).stream().map(n -> relative(nodeDir, n)).toList())));
     }
     int[] widths = new int[HEADER.size()];
     for (List<String> row : rows) {
@@ -48,16 +52,44 @@ final class DeviceTable {
       }
       out.append(line.toString().stripTrailing()).append('\n');
     }
-    out.append("\nDevice nodes are relative to ").append(devRoot).append('\n');
-    inventory
-        .node()
-        .nvidiaDriverVersion()
-        .ifPresent(
-            v ->
-                out.append("NVIDIA driver ")
-                    .append(v)
-                    .append(inventory.node().cudaVersion().map(c -> ", CUDA " + c).orElse(""))
-                    .append('\n'));
+    if (nodeDir != null) {
+      out.append("\nDevice nodes are relative to ").append(nodeDir).append('\n');
+    }
+    devices.stream()
+        .filter(d -> d.get("driverVersion") != null)
+        .findFirst()
+        .ifPresent(d -> out.append("NVIDIA driver ").append(d.get("driverVersion")).append('\n'));
     return out.toString();
+  }
+
+  private static String text(Object value) {
+    return value == null ? "" : value.toString();
+  }
+
+  @SuppressWarnings("unchecked")
+  private static List<String> nodes(Map<String, Object> device) {
+    Object nodes = device.get("deviceNodes");
+    return nodes instanceof List<?> list ? (List<String>) list : List.of();
+  }
+
+  /** The deepest directory every device node lies under, such as /dev; null if none. */
+  private static Path commonDirectory(List<Map<String, Object>> devices) {
+    Path common = null;
+    for (Map<String, Object> d : devices) {
+      for (String node : nodes(d)) {
+        Path dir = Path.of(node).getParent();
+        if (common == null) {
+          common = dir;
+        }
+        while (common != null && dir != null && !dir.startsWith(common)) {
+          common = common.getParent();
+        }
+      }
+    }
+    return common;
+  }
+
+  private static String relative(Path dir, String node) {
+    return dir == null ? node : dir.relativize(Path.of(node)).toString();
   }
 }

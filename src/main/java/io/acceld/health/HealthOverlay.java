@@ -28,9 +28,14 @@ public final class HealthOverlay {
       }
       List<String> reasons = new ArrayList<>();
       d.healthReason().ifPresent(reasons::add);
-      deviceMarks.forEach(m -> reasons.add(m.reason()));
+      deviceMarks.forEach(m -> reasons.add(describe(m)));
       changed.add(d.withHealth(Health.UNHEALTHY, Optional.of(String.join("; ", reasons))));
     }
     return changed.isEmpty() ? discovered : discovered.withDevices(changed);
+  }
+
+  /** The reason with where it came from and when: {@code XID 79 (...) [XID since 2026-...Z]}. */
+  static String describe(HealthMark mark) {
+    return mark.reason() + " [" + mark.source() + " since " + mark.since() + "]";
   }
 }

@@ -13,10 +13,8 @@ import java.time.Clock;
 import java.time.Duration;
 import java.util.HashMap;
 import java.util.LinkedHashMap;
-import java.util.List;
 import java.util.Map;
 import java.util.Optional;
-import java.util.Set;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 import java.util.function.Supplier;
@@ -260,10 +258,6 @@ public final class NvmlEventMonitor implements AutoCloseable {
     }
   }
 
-  Set<String> watchedIds() {
-    return watched.keySet();
-  }
-
   /** Stops the thread; it leaves the NVML wait within a second. */
   @Override
   public void close() {
@@ -273,9 +267,5 @@ public final class NvmlEventMonitor implements AutoCloseable {
     } catch (InterruptedException e) {
       Thread.currentThread().interrupt();
     }
-  }
-
-  static List<Device> gpus(Inventory inventory) {
-    return GpuHandles.nvidiaGpus(inventory);
   }
 }

@@ -9,7 +9,7 @@ import java.util.Objects;
  * relation is symmetric; a pair never recorded is {@link PcieLevel#UNKNOWN} with no NVLinks.
  */
 public final class Topology {
-  public static final Topology EMPTY = new Topology(Map.of());
+  public static final Topology EMPTY = builder().build();
 
   /** One pair's connection. */
   public record Link(PcieLevel level, int nvlinks) {
@@ -24,13 +24,25 @@ public final class Topology {
   private static final Link NONE = new Link(PcieLevel.UNKNOWN, 0);
 
   private final Map<String, Link> links;
+  // A dense index of the same pairs: GetPreferredAllocation reads thousands of pairs per request,
+  // and a lookup here must not build a key string each time.
+  private final Map<String, Integer> indexById;
+  private final Link[] matrix;
 
-  private Topology(Map<String, Link> links) {
+  private Topology(Map<String, Link> links, Map<String, Integer> indexById, Link[] matrix) {
     this.links = Map.copyOf(links);
+    this.indexById = Map.copyOf(indexById);
+    this.matrix = matrix;
   }
 
   public Link link(String idA, String idB) {
-    return links.getOrDefault(key(idA, idB), NONE);
+    Integer a = indexById.get(idA);
+    Integer b = indexById.get(idB);
+    if (a == null || b == null) {
+      return NONE;
+    }
+    Link link = matrix[a * indexById.size() + b];
+    return link == null ? NONE : link;
   }
 
   public PcieLevel level(String idA, String idB) {
@@ -66,7 +78,24 @@ public final class Topology {
     }
 
     public Topology build() {
-      return new Topology(links);
+      Map<String, Integer> index = new HashMap<>();
+      links.keySet().stream()
+          .flatMap(
+              k ->
+                  java.util.stream.Stream.of(
+                      k.substring(0, k.indexOf('|')), k.substring(k.indexOf('|') + 1)))
+          .sorted()
+          .forEach(id -> index.putIfAbsent(id, index.size()));
+      int n = index.size();
+      Link[] matrix = new Link[n * n];
+      links.forEach(
+          (k, link) -> {
+            int a = index.get(k.substring(0, k.indexOf('|')));
+            int b = index.get(k.substring(k.indexOf('|') + 1));
+            matrix[a * n + b] = link;
+            matrix[b * n + a] = link;
+          });
+      return new Topology(links, index, matrix);
     }
   }
 

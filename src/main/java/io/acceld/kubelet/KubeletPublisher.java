@@ -22,7 +22,6 @@ import java.util.Set;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
-import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -373,10 +372,5 @@ public final class KubeletPublisher implements AutoCloseable {
         }
       }
     }
-  }
-
-  /** For tests and shutdown accounting: how long to wait for in-flight registration calls. */
-  void awaitSchedulerIdle(Duration timeout) throws InterruptedException {
-    scheduler.awaitTermination(timeout.toMillis(), TimeUnit.MILLISECONDS);
   }
 }

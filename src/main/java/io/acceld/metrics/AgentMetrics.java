@@ -31,6 +31,7 @@ public final class AgentMetrics implements AutoCloseable {
   private final JvmMetrics jvm = new JvmMetrics();
   private final DeviceHealthMetrics deviceHealth = new DeviceHealthMetrics();
   private final XidMetrics xids = new XidMetrics();
+  private final EccMetrics ecc = new EccMetrics();
   private final KubeletMetrics kubelet = new KubeletMetrics();
   private final GrpcServerMetrics grpc = new GrpcServerMetrics();
 
@@ -39,6 +40,7 @@ public final class AgentMetrics implements AutoCloseable {
     jvm.bindTo(registry); // first: its meter filter must precede every meter
     deviceHealth.bindTo(registry);
     xids.bindTo(registry);
+    ecc.bindTo(registry);
     kubelet.bindTo(registry);
     grpc.bindTo(registry);
     new NvmlMetrics(b.nvmlCallStats).bindTo(registry);
@@ -62,6 +64,11 @@ public final class AgentMetrics implements AutoCloseable {
   /** Feed it each XID event; the DCGM XID gauge reads the last one per GPU from it. */
   public XidMetrics xids() {
     return xids;
+  }
+
+  /** Feed it each corrected ECC event. */
+  public EccMetrics ecc() {
+    return ecc;
   }
 
   /** The {@link io.acceld.kubelet.PluginEvents} to hand the kubelet servers. */

@@ -14,6 +14,7 @@ import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.TimeUnit;
 import java.util.function.BooleanSupplier;
+import java.util.function.Supplier;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -41,6 +42,7 @@ public final class MetricsServer implements AutoCloseable {
   static final String OPENMETRICS_CONTENT_TYPE =
       "application/openmetrics-text; version=1.0.0; charset=utf-8";
   private static final String PLAIN = "text/plain; charset=utf-8";
+  private static final String JSON = "application/json";
   private static final int THREADS = 2;
 
   private final HttpServer server;
@@ -48,16 +50,19 @@ public final class MetricsServer implements AutoCloseable {
   private final PrometheusMeterRegistry registry;
   private final BooleanSupplier alive;
   private final BooleanSupplier ready;
+  private final Supplier<String> devices;
 
   private MetricsServer(
       HttpServer server,
       PrometheusMeterRegistry registry,
       BooleanSupplier alive,
-      BooleanSupplier ready) {
+      BooleanSupplier ready,
+      Supplier<String> devices) {
     this.server = server;
     this.registry = registry;
     this.alive = alive;
     this.ready = ready;
+    this.devices = devices;
     this.executor = Executors.newFixedThreadPool(THREADS, new NamedThreads("acceld-metrics-http"));
     server.setExecutor(executor);
     server.createContext("/", this::handle);
@@ -74,13 +79,27 @@ public final class MetricsServer implements AutoCloseable {
       BooleanSupplier alive,
       BooleanSupplier ready)
       throws IOException {
+    return start(address, registry, alive, ready, () -> "[]\n");
+  }
+
+  /**
+   * As {@link #start(HostPort, PrometheusMeterRegistry, BooleanSupplier, BooleanSupplier)}, also
+   * serving {@code GET /devices}: the live inventory as JSON, for {@code acceld devices --agent}.
+   */
+  public static MetricsServer start(
+      HostPort address,
+      PrometheusMeterRegistry registry,
+      BooleanSupplier alive,
+      BooleanSupplier ready,
+      Supplier<String> devices)
+      throws IOException {
     Objects.requireNonNull(registry, "registry");
     Objects.requireNonNull(alive, "alive");
     Objects.requireNonNull(ready, "ready");
     HttpServer http = HttpServer.create(new InetSocketAddress(address.host(), address.port()), 0);
-    MetricsServer server = new MetricsServer(http, registry, alive, ready);
+    MetricsServer server = new MetricsServer(http, registry, alive, ready, devices);
     http.start();
-    log.info("Serving /metrics, /healthz and /readyz on {}", server.address());
+    log.info("Serving /metrics, /healthz, /readyz and /devices on {}", server.address());
     return server;
   }
 
@@ -96,7 +115,11 @@ public final class MetricsServer implements AutoCloseable {
   private void handle(HttpExchange exchange) throws IOException {
     try (exchange) {
       String path = exchange.getRequestURI().getPath();
-      boolean known = path.equals("/metrics") || path.equals("/healthz") || path.equals("/readyz");
+      boolean known =
+          path.equals("/metrics")
+              || path.equals("/healthz")
+              || path.equals("/readyz")
+              || path.equals("/devices");
       if (!known) {
         reply(exchange, 404, PLAIN, "not found\n");
         return;
@@ -109,6 +132,7 @@ public final class MetricsServer implements AutoCloseable {
       switch (path) {
         case "/metrics" -> metrics(exchange);
         case "/healthz" -> probe(exchange, alive, "not alive");
+        case "/devices" -> reply(exchange, 200, JSON, devices.get());
         default -> probe(exchange, ready, "not ready");
       }
     } catch (RuntimeException e) {

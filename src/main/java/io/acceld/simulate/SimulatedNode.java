@@ -52,6 +52,12 @@ public final class SimulatedNode implements AutoCloseable {
           withNvml
               ? locateDouble(env).map(lib -> installDouble(lib, root.resolve("nvml"), node))
               : Optional.empty();
+      library.ifPresent(
+          lib ->
+              log.info(
+                  "Simulated node in {}; inject NVML faults with: echo 'xid 3 79' >> {}",
+                  root,
+                  lib.resolveSibling("nvml-control")));
       if (withNvml && library.isEmpty()) {
         log.warn(
             "The NVML test double was not found (build it with ./mvnw package, or set {}); simulating"
@@ -83,11 +89,6 @@ public final class SimulatedNode implements AutoCloseable {
 
   public FixtureNode node() {
     return node;
-  }
-
-  /** Where the double looks for its fault-injection commands. */
-  public Optional<Path> nvmlControlFile() {
-    return nvmlLibrary.map(lib -> lib.resolveSibling("nvml-control"));
   }
 
   private static Optional<Path> locateDouble(Map<String, String> env) {

@@ -192,6 +192,18 @@ class HealthIT {
   }
 
   @Test
+  void pendingRetiredPagesMarkTheGpuUntilTheyAreRetired() throws Exception {
+    startAgent();
+
+    nvml.control().acceld_fake_set_retired_pending(5, 1);
+    List<DeviceState> devices = await(unhealthy(uuid(5)));
+    assertThat(devices).filteredOn(DeviceState::healthy).hasSize(7);
+
+    nvml.control().acceld_fake_set_retired_pending(5, 0);
+    await(unhealthy());
+  }
+
+  @Test
   void xidMarksEndWithTheQuarantine() throws Exception {
     startAgent("health-quarantine", "1s");
 

@@ -1,10 +1,9 @@
-package io.acceld.cli;
+package io.acceld.inventory;
 
 import com.fasterxml.jackson.core.JsonProcessingException;
+import com.fasterxml.jackson.core.type.TypeReference;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.SerializationFeature;
-import io.acceld.inventory.Device;
-import io.acceld.inventory.Inventory;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
@@ -12,18 +11,19 @@ import java.util.List;
 import java.util.Map;
 
 /**
- * The {@code devices --json} document: an array with one object per device. Keys are a contract for
- * scripts: always {@code resource, id, vendor, model, pciAddress, numaNode, deviceNodes, health};
- * {@code healthReason} when unhealthy; {@code uuid, memoryBytes, driverVersion} for NVIDIA GPUs
- * described by NVML.
+ * The devices document of {@code acceld devices --json} and of the agent's {@code /devices}: an
+ * array with one object per device. Keys are a contract for scripts: always {@code resource, id,
+ * vendor, model, pciAddress, numaNode, deviceNodes, health}; {@code healthReason} when unhealthy;
+ * {@code uuid, memoryBytes, driverVersion} for NVIDIA GPUs described by NVML.
  */
-final class DeviceJson {
+public final class DeviceJson {
   private static final ObjectMapper MAPPER =
       new ObjectMapper().enable(SerializationFeature.INDENT_OUTPUT);
 
   private DeviceJson() {}
 
-  static String render(Inventory inventory, Path devRoot) {
+  /** One row per device, device nodes as absolute paths under {@code devRoot}. */
+  public static List<Map<String, Object>> rows(Inventory inventory, Path devRoot) {
     List<Map<String, Object>> rows = new ArrayList<>();
     for (Device d : inventory.devices()) {
       Map<String, Object> row = new LinkedHashMap<>();
@@ -53,10 +53,23 @@ final class DeviceJson {
               });
       rows.add(row);
     }
+    return rows;
+  }
+
+  public static String render(List<Map<String, Object>> rows) {
     try {
       return MAPPER.writeValueAsString(rows);
     } catch (JsonProcessingException e) {
       throw new IllegalStateException("cannot render devices as JSON", e);
     }
+  }
+
+  public static String render(Inventory inventory, Path devRoot) {
+    return render(rows(inventory, devRoot));
+  }
+
+  /** Reads a devices document back, e.g. one fetched from a running agent. */
+  public static List<Map<String, Object>> parse(String json) throws JsonProcessingException {
+    return MAPPER.readValue(json, new TypeReference<List<Map<String, Object>>>() {});
   }
 }
