@@ -56,6 +56,7 @@ public class KubeletRpcBenchmark {
   private Path dir;
   private UnixGrpc grpc;
   private ExecutorService executor;
+  private boolean directExecutor;
   private DevicePluginServer server;
   private ManagedChannel channel;
   private DevicePluginGrpc.DevicePluginBlockingStub stub;
@@ -89,9 +90,17 @@ public class KubeletRpcBenchmark {
     dir = Files.createTempDirectory("acceld-bench-");
     grpc = new UnixGrpc("bench-grpc", 2);
     executor = Executors.newFixedThreadPool(4);
+    // Production runs these handlers on the transport threads (see KubeletPublisher); measure that.
+    // -Dbench.callPool=true measures a separate call pool instead, for comparison.
+    directExecutor = !Boolean.getBoolean("bench.callPool");
     server =
         new DevicePluginServer(
-            "nvidia.com/gpu", dir.resolve("bench.sock"), List.of(service), List.of(), grpc, executor);
+            "nvidia.com/gpu",
+            dir.resolve("bench.sock"),
+            List.of(service),
+            List.of(),
+            grpc,
+            directExecutor ? Runnable::run : executor);
     server.start();
     channel = grpc.channel(server.socket());
     stub = DevicePluginGrpc.newBlockingStub(channel);

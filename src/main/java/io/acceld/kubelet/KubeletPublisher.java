@@ -19,7 +19,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
-import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executor;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.atomic.AtomicInteger;
@@ -56,8 +56,15 @@ public final class KubeletPublisher implements AutoCloseable {
   private final DevicePluginOptions options;
 
   private final UnixGrpc grpc = new UnixGrpc("acceld-grpc", 2);
-  private final ExecutorService callExecutor =
-      Executors.newFixedThreadPool(4, named("acceld-grpc-call"));
+
+  /**
+   * Every handler of these servers is memory work that never blocks (the slowest, a preferred
+   * allocation over 64 devices, takes well under a millisecond), so calls run on the transport's
+   * own threads: a hop to a call pool costs more than the work and, on a small node, multiplies the
+   * latency tail (see BENCHMARKS.md).
+   */
+  private static final Executor DIRECT = Runnable::run;
+
   private final ScheduledExecutorService scheduler =
       Executors.newScheduledThreadPool(2, named("acceld-kubelet"));
   private final KubeletRegistrar registrar;
@@ -237,7 +244,6 @@ public final class KubeletPublisher implements AutoCloseable {
       plugins.clear();
     }
     scheduler.shutdownNow();
-    callExecutor.shutdownNow();
     grpc.close();
   }
 
@@ -267,7 +273,7 @@ public final class KubeletPublisher implements AutoCloseable {
               services,
               interceptors,
               grpc,
-              callExecutor);
+              DIRECT);
     }
 
     void startAndRegister() {
