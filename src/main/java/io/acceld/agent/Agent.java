@@ -14,6 +14,7 @@ import io.acceld.inventory.InventoryStore;
 import io.acceld.kubelet.KubeletPublisher;
 import io.acceld.kubelet.PluginEvents;
 import io.acceld.kubelet.PreferredAllocation;
+import io.acceld.util.NamedThreads;
 import io.grpc.ServerInterceptor;
 import java.io.IOException;
 import java.io.UncheckedIOException;
@@ -44,12 +45,7 @@ public final class Agent implements AutoCloseable {
   private final Object publishLock = new Object();
   private volatile Inventory discovered = Inventory.EMPTY;
   private final ScheduledExecutorService discoveryThread =
-      Executors.newSingleThreadScheduledExecutor(
-          r -> {
-            Thread t = new Thread(r, "acceld-discovery");
-            t.setDaemon(true);
-            return t;
-          });
+      Executors.newSingleThreadScheduledExecutor(new NamedThreads("acceld-discovery"));
 
   /** What the agent reports to, besides the kubelet: metrics, mostly. */
   public record Observers(

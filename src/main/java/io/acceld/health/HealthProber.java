@@ -5,6 +5,7 @@ import io.acceld.discovery.nvml.NvmlDevice;
 import io.acceld.discovery.nvml.NvmlException;
 import io.acceld.inventory.Device;
 import io.acceld.inventory.Inventory;
+import io.acceld.util.NamedThreads;
 import java.time.Clock;
 import java.time.Duration;
 import java.util.Optional;
@@ -33,12 +34,7 @@ public final class HealthProber implements AutoCloseable {
   private final Clock clock;
   private final Duration interval;
   private final ScheduledExecutorService thread =
-      Executors.newSingleThreadScheduledExecutor(
-          r -> {
-            Thread t = new Thread(r, "acceld-health-probe");
-            t.setDaemon(true);
-            return t;
-          });
+      Executors.newSingleThreadScheduledExecutor(new NamedThreads("acceld-health-probe"));
 
   HealthProber(
       Nvml nvml,

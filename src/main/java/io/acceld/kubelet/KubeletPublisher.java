@@ -8,6 +8,7 @@ import io.acceld.inventory.InventoryDiff;
 import io.acceld.inventory.InventoryStore;
 import io.acceld.proto.deviceplugin.v1beta1.DevicePluginOptions;
 import io.acceld.proto.deviceplugin.v1beta1.RegisterRequest;
+import io.acceld.util.NamedThreads;
 import io.grpc.BindableService;
 import io.grpc.ServerInterceptor;
 import java.io.IOException;
@@ -22,7 +23,6 @@ import java.util.Set;
 import java.util.concurrent.Executor;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
-import java.util.concurrent.atomic.AtomicInteger;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -66,7 +66,7 @@ public final class KubeletPublisher implements AutoCloseable {
   private static final Executor DIRECT = Runnable::run;
 
   private final ScheduledExecutorService scheduler =
-      Executors.newScheduledThreadPool(2, named("acceld-kubelet"));
+      Executors.newScheduledThreadPool(2, new NamedThreads("acceld-kubelet"));
   private final KubeletRegistrar registrar;
 
   private final Map<String, Plugin> plugins = new LinkedHashMap<>();
@@ -104,15 +104,6 @@ public final class KubeletPublisher implements AutoCloseable {
             .setGetPreferredAllocationAvailable(true)
             .build();
     this.registrar = new KubeletRegistrar(kubeletSocket, grpc, scheduler);
-  }
-
-  private static java.util.concurrent.ThreadFactory named(String prefix) {
-    AtomicInteger n = new AtomicInteger();
-    return r -> {
-      Thread t = new Thread(r, prefix + "-" + n.incrementAndGet());
-      t.setDaemon(true);
-      return t;
-    };
   }
 
   /** Serves what {@code store} holds now and follows its changes. */

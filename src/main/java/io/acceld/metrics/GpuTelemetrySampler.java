@@ -8,6 +8,7 @@ import io.acceld.discovery.nvml.NvmlUtilization;
 import io.acceld.inventory.Device;
 import io.acceld.inventory.Inventory;
 import io.acceld.inventory.NvidiaDetails;
+import io.acceld.util.NamedThreads;
 import java.time.Clock;
 import java.time.Duration;
 import java.util.ArrayList;

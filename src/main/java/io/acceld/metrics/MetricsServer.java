@@ -3,6 +3,7 @@ package io.acceld.metrics;
 import com.sun.net.httpserver.HttpExchange;
 import com.sun.net.httpserver.HttpServer;
 import io.acceld.config.HostPort;
+import io.acceld.util.NamedThreads;
 import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
 import java.io.ByteArrayOutputStream;
 import java.io.IOException;

@@ -4,6 +4,7 @@ import io.acceld.kubelet.UnixGrpc;
 import io.acceld.proto.podresources.v1.ListPodResourcesRequest;
 import io.acceld.proto.podresources.v1.ListPodResourcesResponse;
 import io.acceld.proto.podresources.v1.PodResourcesListerGrpc;
+import io.acceld.util.NamedThreads;
 import io.grpc.ManagedChannel;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -46,12 +47,7 @@ public final class PodResourcesPoller implements AutoCloseable {
   private final Duration interval;
   private final Duration maxBackoff;
   private final ScheduledExecutorService thread =
-      Executors.newSingleThreadScheduledExecutor(
-          r -> {
-            Thread t = new Thread(r, "acceld-podresources");
-            t.setDaemon(true);
-            return t;
-          });
+      Executors.newSingleThreadScheduledExecutor(new NamedThreads("acceld-podresources"));
 
   private volatile Map<String, PodRef> owners = Map.of();
 

@@ -1,4 +1,4 @@
-package io.acceld.metrics;
+package io.acceld.util;
 
 import java.util.concurrent.ThreadFactory;
 import java.util.concurrent.atomic.AtomicInteger;
@@ -7,11 +7,11 @@ import java.util.concurrent.atomic.AtomicInteger;
  * Daemon threads named after their job, so a thread dump says which part of the agent is busy and
  * none of them keeps the JVM alive after the agent has closed.
  */
-final class NamedThreads implements ThreadFactory {
+public final class NamedThreads implements ThreadFactory {
   private final String prefix;
   private final AtomicInteger count = new AtomicInteger();
 
-  NamedThreads(String prefix) {
+  public NamedThreads(String prefix) {
     this.prefix = prefix;
   }
 
