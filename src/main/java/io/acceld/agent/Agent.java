@@ -2,6 +2,7 @@ package io.acceld.agent;
 
 import io.acceld.config.AgentConfig;
 import io.acceld.config.Settings;
+import io.acceld.health.HealthEvents;
 import io.acceld.health.HealthLedger;
 import io.acceld.health.HealthListener;
 import io.acceld.health.HealthMonitor;
@@ -49,8 +50,9 @@ public final class Agent implements AutoCloseable {
 
   /** What the agent reports to, besides the kubelet: metrics, mostly. */
   public record Observers(
-      PluginEvents pluginEvents, HealthListener health, List<ServerInterceptor> grpcInterceptors) {
-    public static final Observers NONE = new Observers(PluginEvents.NONE, () -> {}, List.of());
+      PluginEvents pluginEvents, HealthEvents health, List<ServerInterceptor> grpcInterceptors) {
+    public static final Observers NONE =
+        new Observers(PluginEvents.NONE, HealthEvents.NONE, List.of());
   }
 
   public Agent(AgentConfig config, NodeDiscovery discovery, PreferredAllocation preferred) {

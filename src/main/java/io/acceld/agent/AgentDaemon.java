@@ -2,7 +2,7 @@ package io.acceld.agent;
 
 import io.acceld.config.AgentConfig;
 import io.acceld.config.Settings;
-import io.acceld.health.HealthListener;
+import io.acceld.health.HealthEvents;
 import io.acceld.inventory.Device;
 import io.acceld.inventory.DeviceJson;
 import io.acceld.kubelet.TopologyAwareAllocation;
@@ -70,11 +70,8 @@ public final class AgentDaemon implements AutoCloseable {
                         ? DcgmCollector.LabelNames.DCGM_EXPORTER
                         : DcgmCollector.LabelNames.PROMTOOL_CLEAN)
                 .build());
-    HealthListener health =
-        new HealthListener() {
-          @Override
-          public void changed() {}
-
+    HealthEvents health =
+        new HealthEvents() {
           @Override
           public void xid(Device device, int xid, boolean ignored) {
             metrics.xids().record(device.resource(), device.id(), xid);
