@@ -56,4 +56,6 @@ build() {
 
 build "$out/libnvidia-ml.so.1"
 build "$out/old-driver/libnvidia-ml.so.1" -DFAKE_OLD_DRIVER
+# A sparse NVML that also lacks functions every driver has: the agent must degrade, not die.
+build "$out/sparse/libnvidia-ml.so.1" -DFAKE_SPARSE
 echo "native-probes: built NVML test double in $out"

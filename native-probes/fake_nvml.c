@@ -9,6 +9,8 @@
  *    info (the driver caches it, and the agent needs the bus id to report which GPU is lost);
  *    every other per-device call returns GPU_IS_LOST.
  *  - Built with -DFAKE_OLD_DRIVER, the optional symbols of an older driver are not exported.
+ *  - Built with -DFAKE_SPARSE, some functions every real driver has are missing too (CPU affinity,
+ *    topology, retired pages, power, event sets), as another vendor's partial NVML might be.
  */
 #ifndef _GNU_SOURCE
 #define _GNU_SOURCE
@@ -424,6 +426,7 @@ FAKE_EXPORT nvmlReturn_t nvmlDeviceGetTemperature(nvmlDevice_t device,
   return fake_leave(NVML_SUCCESS);
 }
 
+#ifndef FAKE_SPARSE /* absent from the "foreign NVML" variant */
 FAKE_EXPORT nvmlReturn_t nvmlDeviceGetPowerUsage(nvmlDevice_t device, unsigned int *power) {
   struct nvmlDevice_st *d;
   nvmlReturn_t rc = fake_enter_device(device, &d, 1);
@@ -433,6 +436,7 @@ FAKE_EXPORT nvmlReturn_t nvmlDeviceGetPowerUsage(nvmlDevice_t device, unsigned i
   *power = (unsigned int)d->power_mw;
   return fake_leave(NVML_SUCCESS);
 }
+#endif
 
 FAKE_EXPORT nvmlReturn_t nvmlDeviceGetUtilizationRates(nvmlDevice_t device,
                                                        nvmlUtilization_t *utilization) {
@@ -466,6 +470,7 @@ FAKE_EXPORT nvmlReturn_t nvmlDeviceGetTotalEccErrors(nvmlDevice_t device,
   return fake_leave(NVML_SUCCESS);
 }
 
+#ifndef FAKE_SPARSE /* absent from the "foreign NVML" variant */
 FAKE_EXPORT nvmlReturn_t nvmlDeviceGetRetiredPagesPendingStatus(nvmlDevice_t device,
                                                                 nvmlEnableState_t *isPending) {
   struct nvmlDevice_st *d;
@@ -476,9 +481,11 @@ FAKE_EXPORT nvmlReturn_t nvmlDeviceGetRetiredPagesPendingStatus(nvmlDevice_t dev
   *isPending = d->retired_pending ? NVML_FEATURE_ENABLED : NVML_FEATURE_DISABLED;
   return fake_leave(NVML_SUCCESS);
 }
+#endif
 
 /* ---------------------------------------------------------------- topology, affinity, NVLink */
 
+#ifndef FAKE_SPARSE /* absent from the "foreign NVML" variant */
 FAKE_EXPORT nvmlReturn_t nvmlDeviceGetCpuAffinity(nvmlDevice_t device, unsigned int cpuSetSize,
                                                   unsigned long *cpuSet) {
   struct nvmlDevice_st *d;
@@ -490,7 +497,9 @@ FAKE_EXPORT nvmlReturn_t nvmlDeviceGetCpuAffinity(nvmlDevice_t device, unsigned 
   }
   return fake_leave(NVML_SUCCESS);
 }
+#endif
 
+#ifndef FAKE_SPARSE /* absent from the "foreign NVML" variant */
 FAKE_EXPORT nvmlReturn_t nvmlDeviceGetTopologyCommonAncestor(nvmlDevice_t device1,
                                                              nvmlDevice_t device2,
                                                              nvmlGpuTopologyLevel_t *pathInfo) {
@@ -509,6 +518,7 @@ FAKE_EXPORT nvmlReturn_t nvmlDeviceGetTopologyCommonAncestor(nvmlDevice_t device
   }
   return fake_leave(NVML_SUCCESS);
 }
+#endif
 
 #ifndef FAKE_OLD_DRIVER
 /* Links 0..link_count-1 are ENABLED; beyond: NOT_SUPPORTED below NVML_NVLINK_MAX_LINKS, else

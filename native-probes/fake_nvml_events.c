@@ -68,6 +68,7 @@ int fake_queue_event_locked(unsigned int gpu, unsigned long long type, unsigned 
   return queued;
 }
 
+#ifndef FAKE_SPARSE /* absent from the "foreign NVML" variant */
 FAKE_EXPORT nvmlReturn_t nvmlEventSetCreate(nvmlEventSet_t *set) {
   nvmlReturn_t rc = fake_enter();
   if (rc != NVML_SUCCESS) return rc;
@@ -79,6 +80,7 @@ FAKE_EXPORT nvmlReturn_t nvmlEventSetCreate(nvmlEventSet_t *set) {
   *set = s;
   return fake_leave(NVML_SUCCESS);
 }
+#endif
 
 FAKE_EXPORT nvmlReturn_t nvmlEventSetFree(nvmlEventSet_t set) {
   nvmlReturn_t rc = fake_enter();

@@ -108,6 +108,12 @@ public final class NvmlEventMonitor implements AutoCloseable {
         backoff = FIRST_BACKOFF;
         event.ifPresent(this::handle);
       } catch (NvmlException e) {
+        if (e.returnCode() == NvmlReturn.ERROR_FUNCTION_NOT_FOUND) {
+          // An NVML without events (or without part of the API): probes alone watch health.
+          log.warn("NVML cannot deliver events ({}); only probes watch GPU health", e.getMessage());
+          pause(Duration.ofDays(365));
+          continue;
+        }
         if (e.isGpuLost()) {
           if (!markLost()) {
             log.warn(
@@ -164,6 +170,12 @@ public final class NvmlEventMonitor implements AutoCloseable {
         nvml.registerEvents(handle, mask, set);
         byHandle.put(handle, d);
       } catch (NvmlException e) {
+        if (e.returnCode() == NvmlReturn.ERROR_FUNCTION_NOT_FOUND) {
+          // An NVML without events (or without part of the API): probes alone watch health.
+          log.warn("NVML cannot deliver events ({}); only probes watch GPU health", e.getMessage());
+          pause(Duration.ofDays(365));
+          continue;
+        }
         if (e.isGpuLost()) {
           lostFound |= ledger.mark(lostMark(d));
         } else if (e.returnCode() == NvmlReturn.ERROR_NOT_SUPPORTED) {
@@ -220,6 +232,12 @@ public final class NvmlEventMonitor implements AutoCloseable {
       try {
         nvml.index(entry.getKey());
       } catch (NvmlException e) {
+        if (e.returnCode() == NvmlReturn.ERROR_FUNCTION_NOT_FOUND) {
+          // An NVML without events (or without part of the API): probes alone watch health.
+          log.warn("NVML cannot deliver events ({}); only probes watch GPU health", e.getMessage());
+          pause(Duration.ofDays(365));
+          continue;
+        }
         if (e.isGpuLost()) {
           found |= ledger.mark(lostMark(entry.getValue()));
         }

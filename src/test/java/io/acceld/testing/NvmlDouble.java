@@ -55,6 +55,14 @@ public final class NvmlDouble {
     return copy(builtLibrary(), dir, scenario);
   }
 
+  /**
+   * The sparse variant: a foreign NVML that also lacks CPU affinity, topology, retired pages, power
+   * and event sets.
+   */
+  public static NvmlDouble createSparse(Path dir, NvmlScenario scenario) {
+    return copy(builtLibrary().getParent().resolve("sparse").resolve(LIBRARY), dir, scenario);
+  }
+
   /** The old-driver variant (no MIG, compute capability, NVLink, CUDA v2, memory v2 symbols). */
   public static NvmlDouble createOldDriver(Path dir, NvmlScenario scenario) {
     return copy(builtLibrary().getParent().resolve("old-driver").resolve(LIBRARY), dir, scenario);

@@ -1,5 +1,6 @@
 package io.acceld.discovery.nvml;
 
+import static io.acceld.discovery.nvml.NvmlReturn.ERROR_FUNCTION_NOT_FOUND;
 import static io.acceld.discovery.nvml.NvmlReturn.ERROR_INVALID_ARGUMENT;
 import static io.acceld.discovery.nvml.NvmlReturn.ERROR_NOT_SUPPORTED;
 import static io.acceld.discovery.nvml.NvmlReturn.ERROR_TIMEOUT;
@@ -454,8 +455,15 @@ public final class Nvml implements AutoCloseable {
     return present(function, rc, ERROR_NOT_SUPPORTED);
   }
 
-  /** True on success, false for any of {@code absent}, throws otherwise. */
+  /**
+   * True on success, false for any of {@code absent} or a function this NVML lacks, throws
+   * otherwise.
+   */
   private boolean present(String function, int rc, int... absent) {
+    if (rc == ERROR_FUNCTION_NOT_FOUND) {
+      record(function, rc);
+      return false;
+    }
     if (record(function, rc, absent) == SUCCESS) {
       return true;
     }

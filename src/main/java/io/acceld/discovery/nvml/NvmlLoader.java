@@ -118,7 +118,7 @@ public final class NvmlLoader {
     } else {
       log.info("NVML loaded from {}; older driver without {}", source, missing);
     }
-    return Optional.of(new Nvml(lib, source, capabilities, stats));
+    return Optional.of(new Nvml(MissingSymbols.tolerant(lib), source, capabilities, stats));
   }
 
   /** Looks each optional symbol up once, so later calls never hit JNA's lazy lookup failure. */
