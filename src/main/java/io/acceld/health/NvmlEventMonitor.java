@@ -28,8 +28,11 @@ import org.slf4j.LoggerFactory;
  * <p>Unlike NVIDIA's plugin, a wait error never condemns every GPU. "GPU is lost" leads to a probe
  * of each GPU, and only those that answer lost are marked; the event set is then rebuilt without
  * them, because NVML keeps failing the wait while a lost GPU is in the set. Any other error backs
- * off (1 s doubling to 30 s) and rebuilds the set. The wait itself times out each second, so the
- * loop costs about one NVML call a second when idle and never spins.
+ * off (1 s doubling to 30 s) and rebuilds the set. An NVML that keeps failing every wait while any
+ * GPU is lost, even one no longer in the set, is probed and waited on again every 2 s, without
+ * rebuilding. The wait itself times out every half second (a lost GPU is seen within a second even
+ * by an NVML that does not wake the wait), so the loop costs about two NVML calls a second when
+ * idle and never spins.
  */
 public final class NvmlEventMonitor implements AutoCloseable {
   private static final Logger log = LoggerFactory.getLogger(NvmlEventMonitor.class);
@@ -41,6 +44,7 @@ public final class NvmlEventMonitor implements AutoCloseable {
   static final int WAIT_MS = 500;
   static final Duration FIRST_BACKOFF = Duration.ofSeconds(1);
   static final Duration MAX_BACKOFF = Duration.ofSeconds(30);
+  static final Duration LOST_ELSEWHERE_PAUSE = Duration.ofSeconds(2);
 
   private final Nvml nvml;
   private final GpuHandles handles;
@@ -115,19 +119,25 @@ public final class NvmlEventMonitor implements AutoCloseable {
           continue;
         }
         if (e.isGpuLost()) {
-          if (!markLost()) {
-            log.warn(
-                "NVML reported a lost GPU but every GPU answers; backing off {} ms",
-                backoff.toMillis());
-            pauseWithBackoff();
+          if (markLost()) {
+            rebuildRequested = true; // drop the lost GPU from the set
+          } else {
+            // Every GPU we watch answers: the lost one is already marked and out of the set, but
+            // this NVML fails every wait while any GPU is lost. Events for healthy GPUs stay
+            // queued in the set, so wait again after a short, fixed pause; rebuilding would only
+            // cost calls. (A GPU newly lost meanwhile is found by the next probe.)
+            log.debug(
+                "NVML still reports a lost GPU; waiting again in {} ms",
+                LOST_ELSEWHERE_PAUSE.toMillis());
+            pause(LOST_ELSEWHERE_PAUSE);
           }
-        } else {
-          log.warn(
-              "Waiting for NVML events failed: {}; rebuilding the event set in {} ms",
-              NvmlReturn.describe(e.returnCode()),
-              backoff.toMillis());
-          pauseWithBackoff();
+          continue;
         }
+        log.warn(
+            "Waiting for NVML events failed: {}; rebuilding the event set in {} ms",
+            NvmlReturn.describe(e.returnCode()),
+            backoff.toMillis());
+        pauseWithBackoff();
         rebuildRequested = true;
       } catch (RuntimeException e) {
         log.error("NVML event monitor error; backing off {} ms", backoff.toMillis(), e);

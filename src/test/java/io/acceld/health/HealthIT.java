@@ -192,6 +192,17 @@ class HealthIT {
   }
 
   @Test
+  void waitsReportingALostGpuThatEveryGpuDeniesCondemnNoOne() throws Exception {
+    startAgent("health-probe-interval", "5s");
+
+    // As an NVML that fails every wait while some GPU anywhere is lost.
+    nvml.control().acceld_fake_fail_waits(NvmlReturn.ERROR_GPU_IS_LOST, 3);
+    xidUntilSeen(6, 79, Duration.ofSeconds(10));
+
+    assertThat(kubelet.devices(NVIDIA)).filteredOn(DeviceState::healthy).hasSize(7);
+  }
+
+  @Test
   void pendingRetiredPagesMarkTheGpuUntilTheyAreRetired() throws Exception {
     startAgent();
 
