@@ -330,6 +330,22 @@ class KubeletIT {
   }
 
   @Test
+  void aResourceWhoseLastDeviceGoesAwayStopsItsServer() throws Exception {
+    kubelet();
+    AgentHarness harness = start(agent().flag("presence-poll-interval", "200ms"));
+    kubelet.awaitDevices(AMD, l -> l.size() == 2, REGISTRATION);
+    Path socket = harness.agent().kubelet().socketOf(AMD).orElseThrow();
+
+    node.tree().unplug("0000:c1:00.0");
+    node.tree().unplug("0000:c2:00.0");
+
+    kubelet.awaitStreamEnded(AMD, Duration.ofSeconds(5));
+    kubelet.awaitCondition("socket removed", () -> !Files.exists(socket), Duration.ofSeconds(5));
+    assertThat(harness.agent().kubelet().registrations()).containsOnlyKeys(NVIDIA);
+    assertThat(kubelet.isConnected(NVIDIA)).isTrue();
+  }
+
+  @Test
   void shutdownRemovesOurSocketsAndEndsTheStreams() throws Exception {
     kubelet();
     AgentHarness harness = start(agent());
