@@ -57,7 +57,9 @@ public final class AgentDaemon implements AutoCloseable {
     AgentMetrics metrics =
         keep(
             AgentMetrics.builder()
-                .hostname(NodeName.resolve(config.get(Settings.NODE_NAME)))
+                .hostname(
+                    NodeName.resolve(
+                        config.get(Settings.NODE_NAME), config.get(Settings.PROC_ROOT)))
                 .nvmlCallStats(() -> discovery.nvml().map(n -> n.callStats()))
                 .telemetry(
                     () ->

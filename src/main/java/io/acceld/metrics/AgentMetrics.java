@@ -16,7 +16,7 @@ import java.util.function.Supplier;
  *
  * <pre>{@code
  * AgentMetrics metrics = AgentMetrics.builder()
- *     .hostname(NodeName.resolve(config.get(Settings.NODE_NAME)))
+ *     .hostname(NodeName.resolve(config.get(Settings.NODE_NAME), config.get(Settings.PROC_ROOT)))
  *     .nvmlCallStats(() -> nvml.map(Nvml::callStats))
  *     .telemetry(sampler::latest)
  *     .podOwners(poller::owner)
@@ -98,7 +98,7 @@ public final class AgentMetrics implements AutoCloseable {
 
     private Builder() {}
 
-    /** The {@code Hostname} label of GPU series; default: {@link NodeName#resolve} of "". */
+    /** The {@code Hostname} label of GPU series, usually {@link NodeName#resolve}; required. */
     public Builder hostname(String hostname) {
       this.hostname = Objects.requireNonNull(hostname, "hostname");
       return this;
@@ -133,7 +133,7 @@ public final class AgentMetrics implements AutoCloseable {
 
     public AgentMetrics build() {
       if (hostname == null) {
-        hostname = NodeName.resolve("");
+        throw new IllegalStateException("the Hostname label needs a value: call hostname(...)");
       }
       return new AgentMetrics(this);
     }

@@ -16,9 +16,9 @@ import java.util.function.Supplier;
 public final class NodeName {
   private NodeName() {}
 
-  /** Resolves against the real environment and host. */
-  public static String resolve(String configured) {
-    return resolve(configured, System.getenv(), NodeName::hostName);
+  /** Resolves against the real environment and host, reading procfs under {@code procRoot}. */
+  public static String resolve(String configured, Path procRoot) {
+    return resolve(configured, System.getenv(), () -> hostName(procRoot));
   }
 
   static String resolve(String configured, Map<String, String> env, Supplier<String> hostName) {
@@ -36,10 +36,10 @@ public final class NodeName {
    * The kernel's host name (what {@code hostname} prints). Read from procfs first because {@code
    * InetAddress.getLocalHost()} may wait on DNS.
    */
-  static String hostName() {
+  static String hostName(Path procRoot) {
     try {
       String name =
-          Files.readString(Path.of("/proc/sys/kernel/hostname"), StandardCharsets.UTF_8).trim();
+          Files.readString(procRoot.resolve("sys/kernel/hostname"), StandardCharsets.UTF_8).trim();
       if (!name.isEmpty()) {
         return name;
       }

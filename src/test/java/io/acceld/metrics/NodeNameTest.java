@@ -2,8 +2,11 @@ package io.acceld.metrics;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import java.nio.file.Files;
+import java.nio.file.Path;
 import java.util.Map;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
 
 /** Which name the Hostname label carries. */
 class NodeNameTest {
@@ -19,6 +22,15 @@ class NodeNameTest {
 
   @Test
   void theHostNameIsNeverEmpty() {
-    assertThat(NodeName.hostName()).isNotBlank();
+    assertThat(NodeName.hostName(Path.of("/proc"))).isNotBlank();
+    assertThat(NodeName.hostName(Path.of("/nonexistent"))).isNotBlank();
+  }
+
+  @Test
+  void theHostNameIsReadUnderTheProcRoot(@TempDir Path proc) throws Exception {
+    Files.createDirectories(proc.resolve("sys/kernel"));
+    Files.writeString(proc.resolve("sys/kernel/hostname"), "gpu-node-12\n");
+
+    assertThat(NodeName.hostName(proc)).isEqualTo("gpu-node-12");
   }
 }
