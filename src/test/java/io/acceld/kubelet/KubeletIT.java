@@ -200,6 +200,41 @@ class KubeletIT {
   }
 
   @Test
+  void malformedRequestsGetClearErrorsAndTheServerKeepsServing() throws Exception {
+    kubelet();
+    start(agent());
+    kubelet.awaitDevices(NVIDIA, l -> l.size() == 8, REGISTRATION);
+
+    assertThatThrownBy(() -> kubelet.allocate(NVIDIA, List.of(List.of(uuid(0)), List.of())))
+        .isInstanceOfSatisfying(
+            StatusRuntimeException.class,
+            e -> {
+              assertThat(e.getStatus().getCode()).isEqualTo(Status.Code.INVALID_ARGUMENT);
+              assertThat(e.getStatus().getDescription())
+                  .contains("container request 1 names no devices");
+            });
+    assertThatThrownBy(() -> kubelet.allocate(NVIDIA, List.of()))
+        .isInstanceOf(StatusRuntimeException.class)
+        .hasMessageContaining("no container requests");
+    assertThatThrownBy(
+            () -> kubelet.getPreferredAllocation(NVIDIA, List.of(uuid(0)), List.of(), -1))
+        .isInstanceOf(StatusRuntimeException.class)
+        .hasMessageContaining("allocation_size");
+    // Unknown IDs in a preference request are advice, not an error: never returned, never fatal.
+    assertThat(
+            kubelet
+                .getPreferredAllocation(NVIDIA, List.of("GPU-unknown", uuid(2)), List.of(), 1)
+                .getContainerResponses(0)
+                .getDeviceIDsList())
+        .hasSize(1)
+        .isSubsetOf("GPU-unknown", uuid(2));
+
+    assertThat(kubelet.allocateOne(NVIDIA, List.of(uuid(0))).getEnvsMap())
+        .containsEntry("NVIDIA_VISIBLE_DEVICES", uuid(0));
+    assertThat(kubelet.isConnected(NVIDIA)).isTrue();
+  }
+
+  @Test
   void allocateIsIdempotentAndCallsNoNvml() throws Exception {
     kubelet();
     start(agent());
