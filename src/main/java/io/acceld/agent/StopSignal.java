@@ -1,7 +1,6 @@
 package io.acceld.agent;
 
 import java.util.concurrent.CountDownLatch;
-import java.util.concurrent.TimeUnit;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 import sun.misc.Signal;
@@ -36,9 +35,5 @@ public final class StopSignal {
 
   public void await() throws InterruptedException {
     stopped.await();
-  }
-
-  public boolean await(long timeout, TimeUnit unit) throws InterruptedException {
-    return stopped.await(timeout, unit);
   }
 }

@@ -37,8 +37,4 @@ public final class PciAddresses {
             Integer.parseInt(m.group(3), 16),
             m.group(4)));
   }
-
-  public static boolean isAddress(String raw) {
-    return normalise(raw).isPresent();
-  }
 }

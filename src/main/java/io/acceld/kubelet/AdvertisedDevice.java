@@ -9,8 +9,4 @@ import io.acceld.inventory.Device;
  */
 public record AdvertisedDevice(String kubeletId, Device device) {
   public static final String REPLICA_SEPARATOR = "::";
-
-  public boolean isReplica() {
-    return !kubeletId.equals(device.id());
-  }
 }

@@ -117,6 +117,10 @@ public final class KubeletPublisher implements AutoCloseable {
       kubeletKey = SocketIdentity.of(kubeletSocket);
       watcher = new DirectoryWatcher(watched, WATCH_POLL, this::check);
     }
+    log.info(
+        "Serving the kubelet over Unix sockets with {} ({} registration)",
+        grpc.usesEpoll() ? "epoll" : "NIO (epoll unavailable)",
+        mode.name().toLowerCase(java.util.Locale.ROOT).replace('_', '-'));
     store.subscribe(this::onChange);
     reconcile(store.current());
     watcher.start();
