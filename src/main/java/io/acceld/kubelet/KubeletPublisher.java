@@ -23,6 +23,7 @@ import java.util.Set;
 import java.util.concurrent.Executor;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.TimeUnit;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -189,6 +190,9 @@ public final class KubeletPublisher implements AutoCloseable {
       }
     }
     for (Plugin plugin : plugins.values()) {
+      if (plugin.restartPending) {
+        continue; // it serves again after the restart pause
+      }
       if (!plugin.server.isServing()) {
         plugin.startAndRegister();
       } else if (!plugin.server.socketIntact()) {
@@ -251,6 +255,7 @@ public final class KubeletPublisher implements AutoCloseable {
     private KubeletRegistrar.Attempt attempt;
     private List<Device> cdiDevices = List.of();
     private boolean startFailureLogged;
+    private boolean restartPending;
 
     Plugin(ResourceView view) {
       this.name = view.advertisedName();
@@ -272,6 +277,11 @@ public final class KubeletPublisher implements AutoCloseable {
     }
 
     void startAndRegister() {
+      restartPending = false;
+      if (attempt != null) {
+        attempt.cancel();
+        attempt = null;
+      }
       try {
         server.start();
         startFailureLogged = false;
@@ -323,15 +333,23 @@ public final class KubeletPublisher implements AutoCloseable {
       }
     }
 
+    /**
+     * Stops serving now and serves again after {@link #RESTART_PAUSE}, off the lock: the pause lets
+     * the kubelet see the old stream end before the new registration.
+     */
     void restart() {
       stopServing();
-      try {
-        Thread.sleep(RESTART_PAUSE.toMillis());
-      } catch (InterruptedException e) {
-        Thread.currentThread().interrupt();
-        return;
-      }
-      startAndRegister();
+      restartPending = true;
+      scheduler.schedule(
+          () -> {
+            synchronized (KubeletPublisher.this) {
+              if (!closed && plugins.get(name) == this && restartPending) {
+                startAndRegister();
+              }
+            }
+          },
+          RESTART_PAUSE.toMillis(),
+          TimeUnit.MILLISECONDS);
     }
 
     private void stopServing() {
