@@ -198,8 +198,9 @@ public final class KubeletPublisher implements AutoCloseable {
       } else if (!plugin.server.socketIntact()) {
         log.info("Our socket {} disappeared; serving it again", plugin.server.socket());
         plugin.restart();
-      } else if (kubeletRestarted && plugin.registered) {
-        // A plugin still waiting to register will find the new socket by itself.
+      } else if (kubeletRestarted) {
+        // Every plugin, registered or not: a Register that the old kubelet accepted may still be
+        // on its way back to us, and that registration died with the old kubelet.
         plugin.restart();
       }
     }
