@@ -113,7 +113,12 @@ public final class AgentDaemon implements AutoCloseable {
             MetricsServer.start(
                 config.get(Settings.METRICS_ADDRESS),
                 metrics.registry(),
-                agent::alive,
+                () ->
+                    agent.alive()
+                        && pods.alive()
+                        && Optional.ofNullable(telemetry.get())
+                            .map(GpuTelemetrySampler::alive)
+                            .orElse(true),
                 () -> agent.kubelet().ready(),
                 () ->
                     DeviceJson.render(agent.inventory().current(), config.get(Settings.DEV_ROOT))

@@ -73,6 +73,11 @@ public final class GpuTelemetrySampler implements AutoCloseable {
   }
 
   /** Takes the first sample at once, then one per interval. */
+  /** Whether the loop still runs; its task catches its own failures, so only close ends it. */
+  public boolean alive() {
+    return !thread.isShutdown();
+  }
+
   public void start() {
     thread.scheduleWithFixedDelay(this::sampleSafely, 0, interval.toNanos(), TimeUnit.NANOSECONDS);
   }

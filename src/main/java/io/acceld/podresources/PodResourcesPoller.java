@@ -75,6 +75,11 @@ public final class PodResourcesPoller implements AutoCloseable {
   }
 
   /** Starts polling in the background; the first poll runs at once. */
+  /** Whether the loop still runs; its task catches its own failures, so only close ends it. */
+  public boolean alive() {
+    return !thread.isShutdown();
+  }
+
   public void start() {
     schedule(Duration.ZERO);
   }
