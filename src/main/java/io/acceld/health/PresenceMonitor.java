@@ -1,18 +1,13 @@
 package io.acceld.health;
 
+import io.acceld.util.DirectoryWatcher;
 import java.io.IOException;
-import java.nio.file.ClosedWatchServiceException;
 import java.nio.file.DirectoryStream;
-import java.nio.file.FileSystems;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.nio.file.StandardWatchEventKinds;
-import java.nio.file.WatchKey;
-import java.nio.file.WatchService;
 import java.time.Duration;
 import java.util.List;
 import java.util.TreeSet;
-import java.util.concurrent.TimeUnit;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -26,84 +21,47 @@ import org.slf4j.LoggerFactory;
 public final class PresenceMonitor implements AutoCloseable {
   private static final Logger log = LoggerFactory.getLogger(PresenceMonitor.class);
 
-  private final Path pciDevices;
-  private final Path devRoot;
+  /** Where a device's arrival or departure shows: the PCI bus, and the device-node directories. */
+  private final List<Path> watched;
+
   private final Runnable rediscover;
-  private final Duration poll;
-  private final Thread thread;
-  private volatile boolean running = true;
-  private WatchService watcher;
+  private final DirectoryWatcher watcher;
+  private String last;
 
   public PresenceMonitor(Path sysfsRoot, Path devRoot, Runnable rediscover, Duration poll) {
-    this.pciDevices = sysfsRoot.resolve("bus/pci/devices");
-    this.devRoot = devRoot;
-    this.rediscover = rediscover;
-    this.poll = poll;
-    this.thread = new Thread(this::loop, "acceld-presence");
-    thread.setDaemon(true);
-  }
-
-  boolean alive() {
-    return thread.isAlive();
-  }
-
-  public void start() {
-    try {
-      watcher = FileSystems.getDefault().newWatchService();
-      for (Path dir :
-          List.of(pciDevices, devRoot, devRoot.resolve("dri"), devRoot.resolve("accel"))) {
-        if (Files.isDirectory(dir)) {
-          dir.register(
-              watcher, StandardWatchEventKinds.ENTRY_CREATE, StandardWatchEventKinds.ENTRY_DELETE);
-        }
-      }
-    } catch (IOException e) {
-      log.info(
-          "File-system events unavailable ({}); polling every {} ms",
-          e.toString(),
-          poll.toMillis());
-    }
-    thread.start();
-  }
-
-  private void loop() {
-    String last = fingerprint();
-    while (running) {
-      try {
-        if (watcher != null) {
-          WatchKey key = watcher.poll(poll.toMillis(), TimeUnit.MILLISECONDS);
-          while (key != null) {
-            key.pollEvents();
-            key.reset();
-            key = watcher.poll();
-          }
-        } else {
-          Thread.sleep(poll.toMillis());
-        }
-        String now = fingerprint();
-        if (!now.equals(last)) {
-          last = now;
-          log.info("PCI devices or device nodes changed; rediscovering");
-          rediscover.run();
-        }
-      } catch (InterruptedException | ClosedWatchServiceException e) {
-        return;
-      } catch (RuntimeException e) {
-        log.error("Presence check failed", e);
-      }
-    }
-  }
-
-  /** PCI addresses present, and the device nodes present where accelerators put theirs. */
-  String fingerprint() {
-    StringBuilder f = new StringBuilder();
-    for (Path dir :
+    this.watched =
         List.of(
-            pciDevices,
+            sysfsRoot.resolve("bus/pci/devices"),
             devRoot,
             devRoot.resolve("dri"),
             devRoot.resolve("accel"),
-            devRoot.resolve("vfio"))) {
+            devRoot.resolve("vfio"));
+    this.rediscover = rediscover;
+    this.watcher = DirectoryWatcher.existing("acceld-presence", watched, poll, created -> check());
+  }
+
+  boolean alive() {
+    return watcher.alive();
+  }
+
+  public void start() {
+    last = fingerprint();
+    watcher.start();
+  }
+
+  private void check() {
+    String now = fingerprint();
+    if (!now.equals(last)) {
+      last = now;
+      log.info("PCI devices or device nodes changed; rediscovering");
+      rediscover.run();
+    }
+  }
+
+  /** The names in each watched directory: PCI addresses present, device nodes present. */
+  String fingerprint() {
+    StringBuilder f = new StringBuilder();
+    for (Path dir : watched) {
       TreeSet<String> names = new TreeSet<>();
       try (DirectoryStream<Path> entries = Files.newDirectoryStream(dir)) {
         entries.forEach(p -> names.add(p.getFileName().toString()));
@@ -117,19 +75,6 @@ public final class PresenceMonitor implements AutoCloseable {
 
   @Override
   public void close() {
-    running = false;
-    thread.interrupt();
-    if (watcher != null) {
-      try {
-        watcher.close();
-      } catch (IOException e) {
-        log.debug("Closing the watch service: {}", e.toString());
-      }
-    }
-    try {
-      thread.join(2000);
-    } catch (InterruptedException e) {
-      Thread.currentThread().interrupt();
-    }
+    watcher.close();
   }
 }

@@ -8,6 +8,7 @@ import io.acceld.inventory.InventoryDiff;
 import io.acceld.inventory.InventoryStore;
 import io.acceld.proto.deviceplugin.v1beta1.DevicePluginOptions;
 import io.acceld.proto.deviceplugin.v1beta1.RegisterRequest;
+import io.acceld.util.DirectoryWatcher;
 import io.acceld.util.NamedThreads;
 import io.grpc.BindableService;
 import io.grpc.ServerInterceptor;
@@ -116,7 +117,7 @@ public final class KubeletPublisher implements AutoCloseable {
     }
     synchronized (this) {
       kubeletKey = SocketIdentity.of(kubeletSocket);
-      watcher = new DirectoryWatcher(watched, WATCH_POLL, this::check);
+      watcher = DirectoryWatcher.creating("acceld-kubelet-watch", watched, WATCH_POLL, this::check);
     }
     log.info(
         "Serving the kubelet over Unix sockets with {} ({} registration)",
