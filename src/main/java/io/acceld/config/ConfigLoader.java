@@ -126,9 +126,8 @@ public final class ConfigLoader {
   private static FileContents readFile(Path file) {
     Node root;
     try (Reader reader = Files.newBufferedReader(file, StandardCharsets.UTF_8)) {
-      LoaderOptions options = new LoaderOptions();
-      options.setAllowDuplicateKeys(false);
-      root = new Yaml(options).compose(reader);
+      // compose() keeps line numbers; duplicate keys are refused by uniqueKeys below.
+      root = new Yaml(new LoaderOptions()).compose(reader);
     } catch (NoSuchFileException e) {
       throw new ConfigException("config file " + file + " does not exist");
     } catch (MarkedYAMLException e) {

@@ -7,6 +7,7 @@ import java.util.ArrayList;
 import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Locale;
+import java.util.Optional;
 import java.util.Set;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
@@ -94,11 +95,9 @@ public final class Parsers {
   }
 
   /** A duration, or {@code forever} for none: empty means "never ends". */
-  public static ValueParser<java.util.Optional<Duration>> durationOrForever() {
+  public static ValueParser<Optional<Duration>> durationOrForever() {
     return raw ->
-        raw.strip().equals("forever")
-            ? java.util.Optional.empty()
-            : java.util.Optional.of(duration().parse(raw));
+        raw.strip().equals("forever") ? Optional.empty() : Optional.of(duration().parse(raw));
   }
 
   /** {@code HOST:PORT}, such as {@code 0.0.0.0:9445} or {@code [::1]:9445}. */

@@ -13,6 +13,7 @@ import io.acceld.inventory.Topology;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.HashMap;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
@@ -54,10 +55,13 @@ public final class InventoryScanner {
   }
 
   public Inventory scan() {
-    List<PciDevice> scanned = pci.scan();
+    // Classify once: the same decision picks the NVIDIA GPUs for NVML and the devices to build.
+    Map<PciDevice, String> classified = new LinkedHashMap<>();
+    for (PciDevice d : pci.scan()) {
+      classifier.classify(d).ifPresent(resource -> classified.put(d, resource));
+    }
     List<PciDevice> nvidiaInPciOrder =
-        scanned.stream()
-            .filter(d -> classifier.classify(d).isPresent())
+        classified.keySet().stream()
             .filter(d -> d.vendor() == DeviceClassifier.VENDOR_NVIDIA)
             .toList();
     Optional<NvmlNodeInfo> nvmlInfo =
@@ -76,14 +80,11 @@ public final class InventoryScanner {
 
     List<Device> devices = new ArrayList<>();
     Map<String, PciDevice> pciById = new HashMap<>();
-    for (PciDevice d : scanned) {
-      Optional<String> resource = classifier.classify(d);
-      if (resource.isEmpty()) {
-        continue;
-      }
+    for (Map.Entry<PciDevice, String> entry : classified.entrySet()) {
+      PciDevice d = entry.getKey();
       NvmlGpu gpu =
           d.vendor() == DeviceClassifier.VENDOR_NVIDIA ? gpusByAddress.remove(d.address()) : null;
-      Device device = build(d, resource.get(), gpu, nvidiaInPciOrder.indexOf(d));
+      Device device = build(d, entry.getValue(), gpu, nvidiaInPciOrder.indexOf(d));
       devices.add(device);
       pciById.put(device.id(), d);
     }

@@ -203,11 +203,8 @@ public final class NvmlEventMonitor implements AutoCloseable {
   }
 
   private void handle(NvmlEvent event) {
-    Device device =
-        event.deviceUuid().map(watched::get).orElseGet(() -> byHandle.get(event.device()));
-    if (device == null) {
-      device = byHandle.get(event.device());
-    }
+    // The handle identifies the GPU even when NVML could not name it (lost meanwhile).
+    Device device = byHandle.get(event.device());
     if (device == null) {
       log.debug("NVML event for a GPU we do not watch: {}", event);
       return;
