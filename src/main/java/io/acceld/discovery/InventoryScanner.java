@@ -1,7 +1,6 @@
 package io.acceld.discovery;
 
 import io.acceld.discovery.nvml.NvmlGpu;
-import io.acceld.discovery.nvml.NvmlGpuLink;
 import io.acceld.discovery.nvml.NvmlNodeInfo;
 import io.acceld.inventory.Device;
 import io.acceld.inventory.Health;
@@ -195,16 +194,19 @@ public final class InventoryScanner {
 
   private static Topology topology(
       List<Device> devices, Map<String, PciDevice> pciById, Optional<NvmlNodeInfo> nvmlInfo) {
-    Map<String, NvmlGpuLink> nvmlLinks = new HashMap<>();
+    // NVML's view, keyed by PCI address; a pair NVML did not report reads as UNKNOWN, no NVLinks.
+    Topology.Builder byAddress = Topology.builder();
     nvmlInfo.ifPresent(
         info ->
             info.links()
                 .forEach(
-                    l -> {
-                      String a = PciAddresses.normalise(l.pciAddressA()).orElse(l.pciAddressA());
-                      String b = PciAddresses.normalise(l.pciAddressB()).orElse(l.pciAddressB());
-                      nvmlLinks.put(pairKey(a, b), l);
-                    }));
+                    l ->
+                        byAddress.put(
+                            PciAddresses.normalise(l.pciAddressA()).orElse(l.pciAddressA()),
+                            PciAddresses.normalise(l.pciAddressB()).orElse(l.pciAddressB()),
+                            PcieLevel.fromNvml(l.topologyLevel()),
+                            Math.max(0, l.nvlinks()))));
+    Topology nvml = byAddress.build();
     Topology.Builder topology = Topology.builder();
     for (int i = 0; i < devices.size(); i++) {
       for (int j = i + 1; j < devices.size(); j++) {
@@ -213,24 +215,14 @@ public final class InventoryScanner {
         if (!a.resource().equals(b.resource())) {
           continue;
         }
-        NvmlGpuLink link = nvmlLinks.get(pairKey(a.pciAddress(), b.pciAddress()));
-        PcieLevel fromSysfs = PcieFabric.level(pciById.get(a.id()), pciById.get(b.id()));
-        if (link != null) {
-          PcieLevel fromNvml = PcieLevel.fromNvml(link.topologyLevel());
-          topology.put(
-              a.id(),
-              b.id(),
-              fromNvml == PcieLevel.UNKNOWN ? fromSysfs : fromNvml,
-              Math.max(0, link.nvlinks()));
-        } else {
-          topology.put(a.id(), b.id(), fromSysfs, 0);
-        }
+        Topology.Link link = nvml.link(a.pciAddress(), b.pciAddress());
+        PcieLevel level =
+            link.level() == PcieLevel.UNKNOWN
+                ? PcieFabric.level(pciById.get(a.id()), pciById.get(b.id()))
+                : link.level();
+        topology.put(a.id(), b.id(), level, link.nvlinks());
       }
     }
     return topology.build();
-  }
-
-  private static String pairKey(String a, String b) {
-    return a.compareTo(b) <= 0 ? a + '|' + b : b + '|' + a;
   }
 }
