@@ -33,18 +33,18 @@ public final class Fixtures {
     FakeNodeTree tree = new FakeNodeTree(root);
     List<SimulatedGpu> gpus = new ArrayList<>();
     for (int sw = 0; sw < 4; sw++) {
-      String hb = EIGHT_GPU_HOST_BRIDGES[sw];
       int numa = sw < 2 ? 0 : 1;
       String cpus = numa == 0 ? NUMA0_CPUS : NUMA1_CPUS;
-      int base = Integer.parseInt(hb, 16);
-      String rootPort = String.format("0000:%s:01.0", hb);
-      String upstream = String.format("0000:%02x:00.0", base + 1);
-      String host = "pci0000:" + hb;
+      List<String> switchFabric = gpuFabric(sw * 2);
+      String host = switchFabric.get(0);
+      String rootPort = switchFabric.get(1);
+      String upstream = switchFabric.get(2);
+      int base = Integer.parseInt(EIGHT_GPU_HOST_BRIDGES[sw], 16);
       bridge(tree, rootPort, 0x8086, 0x352a, numa, cpus, host);
       bridge(tree, upstream, 0x1000, 0xc030, numa, cpus, host, rootPort);
       for (int slot = 0; slot < 2; slot++) {
         int index = sw * 2 + slot;
-        String downstream = String.format("0000:%02x:%02x.0", base + 2, slot);
+        String downstream = gpuFabric(index).get(3);
         String address = String.format("0000:%02x:00.0", base + 3 + slot);
         bridge(tree, downstream, 0x1000, 0xc030, numa, cpus, host, rootPort, upstream);
         SimulatedGpu gpu =
@@ -115,10 +115,7 @@ public final class Fixtures {
    * The PCI function of a GPU of {@link #eightGpuNode}: two per switch, a switch per host bridge.
    */
   private static void writeGpu(FakeNodeTree tree, SimulatedGpu gpu) {
-    int sw = gpu.index() / 2;
-    int slot = gpu.index() % 2;
-    String hb = EIGHT_GPU_HOST_BRIDGES[sw];
-    int base = Integer.parseInt(hb, 16);
+    List<String> fabric = gpuFabric(gpu.index());
     tree.pci(gpu.pciAddress())
         .id(0x10de, gpu.pciDeviceId())
         .pciClass(0x030200)
@@ -127,12 +124,22 @@ public final class Fixtures {
         .driver("nvidia")
         .iommuGroup(20 + gpu.index())
         .link("32.0 GT/s PCIe", 16)
-        .under(
-            "pci0000:" + hb,
-            String.format("0000:%s:01.0", hb),
-            String.format("0000:%02x:00.0", base + 1),
-            String.format("0000:%02x:%02x.0", base + 2, slot))
+        .under(fabric.get(0), fabric.subList(1, fabric.size()).toArray(String[]::new))
         .write();
+  }
+
+  /**
+   * Where GPU {@code index} of {@link #eightGpuNode} sits: its host bridge, root port, and the
+   * upstream and downstream ports of its switch (two GPUs per switch, a switch per host bridge).
+   */
+  private static List<String> gpuFabric(int index) {
+    String hb = EIGHT_GPU_HOST_BRIDGES[index / 2];
+    int base = Integer.parseInt(hb, 16);
+    return List.of(
+        "pci0000:" + hb,
+        String.format("0000:%s:01.0", hb),
+        String.format("0000:%02x:00.0", base + 1),
+        String.format("0000:%02x:%02x.0", base + 2, index % 2));
   }
 
   /** PCIe level between GPUs {@code i} and {@code j} of {@link #eightGpuNode}. */
