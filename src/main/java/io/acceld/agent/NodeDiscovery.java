@@ -5,10 +5,10 @@ import io.acceld.config.Settings;
 import io.acceld.discovery.DeviceClassifier;
 import io.acceld.discovery.InventoryScanner;
 import io.acceld.discovery.NvidiaSource;
-import io.acceld.discovery.nvml.Nvml;
-import io.acceld.discovery.nvml.NvmlLoader;
-import io.acceld.discovery.nvml.NvmlProbe;
 import io.acceld.inventory.Inventory;
+import io.acceld.nvml.Nvml;
+import io.acceld.nvml.NvmlLoader;
+import io.acceld.nvml.NvmlProbe;
 import java.util.Optional;
 
 /**

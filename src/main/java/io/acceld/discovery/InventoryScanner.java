@@ -1,7 +1,5 @@
 package io.acceld.discovery;
 
-import io.acceld.discovery.nvml.NvmlGpu;
-import io.acceld.discovery.nvml.NvmlNodeInfo;
 import io.acceld.inventory.Device;
 import io.acceld.inventory.Health;
 import io.acceld.inventory.Inventory;
@@ -9,6 +7,8 @@ import io.acceld.inventory.NodeInfo;
 import io.acceld.inventory.NvidiaDetails;
 import io.acceld.inventory.PcieLevel;
 import io.acceld.inventory.Topology;
+import io.acceld.nvml.NvmlGpu;
+import io.acceld.nvml.NvmlNodeInfo;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.HashMap;

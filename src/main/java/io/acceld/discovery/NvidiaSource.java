@@ -1,8 +1,8 @@
 package io.acceld.discovery;
 
-import io.acceld.discovery.nvml.NvmlGpu;
-import io.acceld.discovery.nvml.NvmlNodeInfo;
-import io.acceld.discovery.nvml.NvmlProbe;
+import io.acceld.nvml.NvmlGpu;
+import io.acceld.nvml.NvmlNodeInfo;
+import io.acceld.nvml.NvmlProbe;
 import java.util.Optional;
 import java.util.Set;
 import org.slf4j.Logger;

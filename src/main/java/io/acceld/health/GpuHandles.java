@@ -1,10 +1,10 @@
 package io.acceld.health;
 
 import io.acceld.discovery.DeviceClassifier;
-import io.acceld.discovery.nvml.Nvml;
-import io.acceld.discovery.nvml.NvmlDevice;
 import io.acceld.inventory.Device;
 import io.acceld.inventory.Inventory;
+import io.acceld.nvml.Nvml;
+import io.acceld.nvml.NvmlDevice;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
@@ -30,8 +30,8 @@ final class GpuHandles {
   }
 
   /**
-   * The handle of {@code device}; throws {@link io.acceld.discovery.nvml.NvmlException} if NVML
-   * cannot find it.
+   * The handle of {@code device}; throws {@link io.acceld.nvml.NvmlException} if NVML cannot find
+   * it.
    */
   NvmlDevice of(Device device) {
     NvmlDevice cached = byDeviceId.get(device.id());

@@ -1,7 +1,7 @@
 package io.acceld.health;
 
-import io.acceld.discovery.nvml.Nvml;
 import io.acceld.inventory.Inventory;
+import io.acceld.nvml.Nvml;
 import java.nio.file.Path;
 import java.time.Clock;
 import java.time.Duration;

@@ -1,10 +1,10 @@
 package io.acceld.health;
 
-import io.acceld.discovery.nvml.Nvml;
-import io.acceld.discovery.nvml.NvmlDevice;
-import io.acceld.discovery.nvml.NvmlException;
 import io.acceld.inventory.Device;
 import io.acceld.inventory.Inventory;
+import io.acceld.nvml.Nvml;
+import io.acceld.nvml.NvmlDevice;
+import io.acceld.nvml.NvmlException;
 import io.acceld.util.NamedThreads;
 import java.time.Clock;
 import java.time.Duration;

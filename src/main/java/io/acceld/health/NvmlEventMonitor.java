@@ -1,14 +1,14 @@
 package io.acceld.health;
 
-import io.acceld.discovery.nvml.Nvml;
-import io.acceld.discovery.nvml.NvmlDevice;
-import io.acceld.discovery.nvml.NvmlEvent;
-import io.acceld.discovery.nvml.NvmlEventSet;
-import io.acceld.discovery.nvml.NvmlEventType;
-import io.acceld.discovery.nvml.NvmlException;
-import io.acceld.discovery.nvml.NvmlReturn;
 import io.acceld.inventory.Device;
 import io.acceld.inventory.Inventory;
+import io.acceld.nvml.Nvml;
+import io.acceld.nvml.NvmlDevice;
+import io.acceld.nvml.NvmlEvent;
+import io.acceld.nvml.NvmlEventSet;
+import io.acceld.nvml.NvmlEventType;
+import io.acceld.nvml.NvmlException;
+import io.acceld.nvml.NvmlReturn;
 import java.time.Clock;
 import java.time.Duration;
 import java.util.HashMap;

@@ -1,6 +1,6 @@
 package io.acceld.metrics;
 
-import io.acceld.discovery.nvml.NvmlCallStats;
+import io.acceld.nvml.NvmlCallStats;
 import io.acceld.podresources.PodRef;
 import io.micrometer.prometheusmetrics.PrometheusConfig;
 import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;

@@ -1,13 +1,13 @@
 package io.acceld.metrics;
 
-import io.acceld.discovery.nvml.Nvml;
-import io.acceld.discovery.nvml.NvmlDevice;
-import io.acceld.discovery.nvml.NvmlException;
-import io.acceld.discovery.nvml.NvmlMemoryInfo;
-import io.acceld.discovery.nvml.NvmlUtilization;
 import io.acceld.inventory.Device;
 import io.acceld.inventory.Inventory;
 import io.acceld.inventory.NvidiaDetails;
+import io.acceld.nvml.Nvml;
+import io.acceld.nvml.NvmlDevice;
+import io.acceld.nvml.NvmlException;
+import io.acceld.nvml.NvmlMemoryInfo;
+import io.acceld.nvml.NvmlUtilization;
 import io.acceld.util.NamedThreads;
 import java.time.Clock;
 import java.time.Duration;

@@ -1,6 +1,6 @@
 package io.acceld.metrics;
 
-import io.acceld.discovery.nvml.NvmlCallStats;
+import io.acceld.nvml.NvmlCallStats;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.binder.MeterBinder;
 import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;

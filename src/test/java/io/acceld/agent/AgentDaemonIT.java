@@ -8,7 +8,7 @@ import com.fasterxml.jackson.databind.ObjectMapper;
 import io.acceld.cli.CliContext;
 import io.acceld.cli.Main;
 import io.acceld.config.ConfigLoader;
-import io.acceld.discovery.nvml.NvmlEventType;
+import io.acceld.nvml.NvmlEventType;
 import io.acceld.simulate.FixtureNode;
 import io.acceld.simulate.Fixtures;
 import io.acceld.testing.NvmlDouble;

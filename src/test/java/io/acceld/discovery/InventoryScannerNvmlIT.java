@@ -2,11 +2,11 @@ package io.acceld.discovery;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import io.acceld.discovery.nvml.Nvml;
-import io.acceld.discovery.nvml.NvmlProbe;
 import io.acceld.inventory.Device;
 import io.acceld.inventory.Health;
 import io.acceld.inventory.Inventory;
+import io.acceld.nvml.Nvml;
+import io.acceld.nvml.NvmlProbe;
 import io.acceld.simulate.FixtureNode;
 import io.acceld.simulate.Fixtures;
 import io.acceld.simulate.NvmlScenario;

@@ -2,8 +2,8 @@ package io.acceld.health;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import io.acceld.discovery.nvml.NvmlEventType;
-import io.acceld.discovery.nvml.NvmlReturn;
+import io.acceld.nvml.NvmlEventType;
+import io.acceld.nvml.NvmlReturn;
 import io.acceld.simulate.FixtureNode;
 import io.acceld.simulate.Fixtures;
 import io.acceld.testing.AgentHarness;

@@ -4,10 +4,10 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import io.acceld.agent.NodeDiscovery;
 import io.acceld.config.ConfigLoader;
-import io.acceld.discovery.nvml.Nvml;
-import io.acceld.discovery.nvml.NvmlNodeInfo;
-import io.acceld.discovery.nvml.NvmlProbe;
 import io.acceld.inventory.Inventory;
+import io.acceld.nvml.Nvml;
+import io.acceld.nvml.NvmlNodeInfo;
+import io.acceld.nvml.NvmlProbe;
 import io.acceld.simulate.FixtureNode;
 import io.acceld.simulate.Fixtures;
 import io.acceld.testing.AgentHarness;

@@ -2,11 +2,11 @@ package io.acceld.metrics;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import io.acceld.discovery.nvml.Nvml;
 import io.acceld.inventory.Device;
 import io.acceld.inventory.Health;
 import io.acceld.inventory.Inventory;
 import io.acceld.inventory.NvidiaDetails;
+import io.acceld.nvml.Nvml;
 import io.acceld.podresources.PodRef;
 import io.acceld.simulate.NvmlScenario;
 import io.acceld.testing.Eventually;

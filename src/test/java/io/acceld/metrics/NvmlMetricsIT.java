@@ -3,9 +3,9 @@ package io.acceld.metrics;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
-import io.acceld.discovery.nvml.Nvml;
-import io.acceld.discovery.nvml.NvmlCallStats;
-import io.acceld.discovery.nvml.NvmlException;
+import io.acceld.nvml.Nvml;
+import io.acceld.nvml.NvmlCallStats;
+import io.acceld.nvml.NvmlException;
 import io.acceld.testing.NvmlDouble;
 import io.acceld.testing.NvmlScenarios;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;

@@ -1,10 +1,10 @@
 package io.acceld.metrics;
 
-import io.acceld.discovery.nvml.Nvml;
 import io.acceld.inventory.Device;
 import io.acceld.inventory.Health;
 import io.acceld.inventory.InventoryStore;
 import io.acceld.kubelet.UnixGrpc;
+import io.acceld.nvml.Nvml;
 import io.acceld.podresources.PodRef;
 import io.acceld.proto.deviceplugin.v1beta1.AllocateRequest;
 import io.acceld.proto.deviceplugin.v1beta1.DevicePluginGrpc;

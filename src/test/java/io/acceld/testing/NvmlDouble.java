@@ -2,8 +2,8 @@ package io.acceld.testing;
 
 import com.sun.jna.Library;
 import com.sun.jna.Native;
-import io.acceld.discovery.nvml.Nvml;
-import io.acceld.discovery.nvml.NvmlLoader;
+import io.acceld.nvml.Nvml;
+import io.acceld.nvml.NvmlLoader;
 import io.acceld.simulate.NvmlScenario;
 import java.io.IOException;
 import java.io.UncheckedIOException;

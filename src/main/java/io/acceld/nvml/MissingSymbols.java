@@ -1,0 +1,47 @@
+package io.acceld.nvml;
+
+import java.lang.reflect.InvocationTargetException;
+import java.lang.reflect.Proxy;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Makes a missing NVML symbol an ordinary NVML error. JNA looks symbols up on first call and throws
+ * {@link UnsatisfiedLinkError}, an {@link Error} that would escape every handler and kill the
+ * thread; an old driver, or another vendor's NVML build, must instead only lose the feature. The
+ * wrapped library answers {@link NvmlReturn#ERROR_FUNCTION_NOT_FOUND}, which NVML itself uses for
+ * the same condition, and logs each missing function once.
+ */
+final class MissingSymbols {
+  private static final Logger log = LoggerFactory.getLogger(MissingSymbols.class);
+
+  private MissingSymbols() {}
+
+  static NvmlLibrary tolerant(NvmlLibrary lib) {
+    Set<String> reported = ConcurrentHashMap.newKeySet();
+    return (NvmlLibrary)
+        Proxy.newProxyInstance(
+            NvmlLibrary.class.getClassLoader(),
+            new Class<?>[] {NvmlLibrary.class},
+            (proxy, method, args) -> {
+              try {
+                return method.invoke(lib, args);
+              } catch (InvocationTargetException e) {
+                if (!(e.getCause() instanceof UnsatisfiedLinkError missing)) {
+                  throw e.getCause();
+                }
+                if (reported.add(method.getName())) {
+                  log.warn(
+                      "NVML has no {} (old driver?); that feature is off: {}",
+                      method.getName(),
+                      missing.getMessage());
+                }
+                return method.getReturnType() == int.class
+                    ? NvmlReturn.ERROR_FUNCTION_NOT_FOUND
+                    : null;
+              }
+            });
+  }
+}

@@ -1,0 +1,492 @@
+package io.acceld.nvml;
+
+import static io.acceld.nvml.NvmlReturn.ERROR_FUNCTION_NOT_FOUND;
+import static io.acceld.nvml.NvmlReturn.ERROR_INVALID_ARGUMENT;
+import static io.acceld.nvml.NvmlReturn.ERROR_NOT_SUPPORTED;
+import static io.acceld.nvml.NvmlReturn.ERROR_TIMEOUT;
+import static io.acceld.nvml.NvmlReturn.SUCCESS;
+
+import com.sun.jna.Native;
+import com.sun.jna.NativeLong;
+import com.sun.jna.ptr.IntByReference;
+import com.sun.jna.ptr.LongByReference;
+import com.sun.jna.ptr.PointerByReference;
+import java.nio.charset.StandardCharsets;
+import java.util.Collections;
+import java.util.EnumSet;
+import java.util.List;
+import java.util.Objects;
+import java.util.Optional;
+import java.util.OptionalInt;
+import java.util.OptionalLong;
+import java.util.Set;
+import java.util.concurrent.atomic.AtomicBoolean;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * An initialised NVML library: typed, exception-based access to the functions in {@link
+ * NvmlLibrary}. Obtain one from {@link NvmlLoader#load}; {@link #close()} calls {@code
+ * nvmlShutdown} once.
+ *
+ * <p>Errors: methods throw {@link NvmlException} when NVML fails. Features a GPU or driver may lack
+ * (NOT_SUPPORTED, or a symbol missing from an older driver) return an empty Optional instead,
+ * because a missing metric is not a fault.
+ *
+ * <p>Thread-safe: NVML itself is, and this class keeps no mutable state besides the closed flag and
+ * the {@link #callStats() call counters}.
+ */
+public final class Nvml implements AutoCloseable {
+  private static final Logger log = LoggerFactory.getLogger(Nvml.class);
+
+  /** {@code NVML_DEVICE_UUID_V2_BUFFER_SIZE}, {@code NVML_DEVICE_NAME_V2_BUFFER_SIZE}. */
+  private static final int DEVICE_STRING_SIZE = 96;
+
+  /** {@code NVML_SYSTEM_DRIVER_VERSION_BUFFER_SIZE}, {@code NVML_SYSTEM_NVML_VERSION_..}. */
+  private static final int SYSTEM_STRING_SIZE = 80;
+
+  /** Room for 4096 CPUs: more than any current server, cheap to allocate per call. */
+  private static final int CPU_SET_WORDS = 4096 / 64;
+
+  private static final int TEMPERATURE_GPU = 0;
+  private static final int FEATURE_ENABLED = 1;
+
+  private final NvmlLibrary lib;
+  private final String source;
+  private final Set<NvmlCapability> capabilities;
+  private final NvmlCallStats stats;
+  private final AtomicBoolean closed = new AtomicBoolean();
+
+  Nvml(NvmlLibrary lib, String source, Set<NvmlCapability> capabilities, NvmlCallStats stats) {
+    this.lib = Objects.requireNonNull(lib, "lib");
+    this.source = Objects.requireNonNull(source, "source");
+    this.capabilities =
+        Collections.unmodifiableSet(
+            capabilities.isEmpty()
+                ? EnumSet.noneOf(NvmlCapability.class)
+                : EnumSet.copyOf(capabilities));
+    this.stats = Objects.requireNonNull(stats, "stats");
+  }
+
+  // ------------------------------------------------------------------ library
+
+  /** The library name or path that was loaded, for logs and diagnostics. */
+  public String source() {
+    return source;
+  }
+
+  /** Optional functions this driver exports. */
+  public Set<NvmlCapability> capabilities() {
+    return capabilities;
+  }
+
+  public boolean supports(NvmlCapability capability) {
+    return capabilities.contains(capability);
+  }
+
+  /** Calls and errors per NVML function since load (including the initial nvmlInit_v2). */
+  public NvmlCallStats callStats() {
+    return stats;
+  }
+
+  /**
+   * Calls {@code nvmlShutdown} the first time; later calls do nothing. Never throws: it runs on
+   * shutdown paths, where a failure is worth a log line but must not mask the real exception.
+   */
+  @Override
+  public void close() {
+    if (closed.compareAndSet(false, true)) {
+      bestEffort("nvmlShutdown", lib.nvmlShutdown());
+    }
+  }
+
+  // ------------------------------------------------------------------ system
+
+  public String driverVersion() {
+    byte[] buf = new byte[SYSTEM_STRING_SIZE];
+    require("nvmlSystemGetDriverVersion", lib.nvmlSystemGetDriverVersion(buf, buf.length));
+    return string(buf);
+  }
+
+  public String nvmlVersion() {
+    byte[] buf = new byte[SYSTEM_STRING_SIZE];
+    require("nvmlSystemGetNVMLVersion", lib.nvmlSystemGetNVMLVersion(buf, buf.length));
+    return string(buf);
+  }
+
+  /**
+   * The CUDA driver version as NVML encodes it (12040 = 12.4). Asks libcuda through the v2 call
+   * when the driver has it, else the v1 call; empty when neither can tell.
+   */
+  public OptionalInt cudaDriverVersion() {
+    IntByReference version = new IntByReference();
+    if (supports(NvmlCapability.CUDA_DRIVER_VERSION_V2)) {
+      int rc =
+          record(
+              "nvmlSystemGetCudaDriverVersion_v2",
+              lib.nvmlSystemGetCudaDriverVersion_v2(version),
+              // no libcuda.so.1 here: fall back to v1, which has a built-in answer
+              NvmlReturn.ERROR_LIBRARY_NOT_FOUND,
+              NvmlReturn.ERROR_FUNCTION_NOT_FOUND);
+      if (rc == SUCCESS) {
+        return OptionalInt.of(version.getValue());
+      }
+    }
+    int rc =
+        record(
+            "nvmlSystemGetCudaDriverVersion",
+            lib.nvmlSystemGetCudaDriverVersion(version),
+            NvmlReturn.ERROR_LIBRARY_NOT_FOUND);
+    return rc == SUCCESS ? OptionalInt.of(version.getValue()) : OptionalInt.empty();
+  }
+
+  // ------------------------------------------------------------------ enumeration, identity
+
+  /** All GPUs, including ones this process may not be permitted to open. */
+  public int deviceCount() {
+    IntByReference count = new IntByReference();
+    require("nvmlDeviceGetCount_v2", lib.nvmlDeviceGetCount_v2(count));
+    return count.getValue();
+  }
+
+  public NvmlDevice deviceByIndex(int index) {
+    PointerByReference ref = new PointerByReference();
+    require("nvmlDeviceGetHandleByIndex_v2", lib.nvmlDeviceGetHandleByIndex_v2(index, ref));
+    return new NvmlDevice(ref.getValue());
+  }
+
+  public NvmlDevice deviceByUuid(String uuid) {
+    PointerByReference ref = new PointerByReference();
+    require("nvmlDeviceGetHandleByUUID", lib.nvmlDeviceGetHandleByUUID(uuid, ref));
+    return new NvmlDevice(ref.getValue());
+  }
+
+  /** Accepts NVML and sysfs forms ({@code 00000000:3B:00.0}, {@code 0000:3b:00.0}). */
+  public NvmlDevice deviceByPciBusId(String pciBusId) {
+    PointerByReference ref = new PointerByReference();
+    require(
+        "nvmlDeviceGetHandleByPciBusId_v2", lib.nvmlDeviceGetHandleByPciBusId_v2(pciBusId, ref));
+    return new NvmlDevice(ref.getValue());
+  }
+
+  /** NVML's index, which is neither the CUDA index nor the minor number. */
+  public int index(NvmlDevice device) {
+    IntByReference index = new IntByReference();
+    require("nvmlDeviceGetIndex", lib.nvmlDeviceGetIndex(device.handle(), index));
+    return index.getValue();
+  }
+
+  public String uuid(NvmlDevice device) {
+    byte[] buf = new byte[DEVICE_STRING_SIZE];
+    require("nvmlDeviceGetUUID", lib.nvmlDeviceGetUUID(device.handle(), buf, buf.length));
+    return string(buf);
+  }
+
+  public String name(NvmlDevice device) {
+    byte[] buf = new byte[DEVICE_STRING_SIZE];
+    require("nvmlDeviceGetName", lib.nvmlDeviceGetName(device.handle(), buf, buf.length));
+    return string(buf);
+  }
+
+  /** N in {@code /dev/nvidiaN}; empty where the platform has no such node. */
+  public OptionalInt minorNumber(NvmlDevice device) {
+    IntByReference minor = new IntByReference();
+    int rc = lib.nvmlDeviceGetMinorNumber(device.handle(), minor);
+    return optional("nvmlDeviceGetMinorNumber", rc)
+        ? OptionalInt.of(minor.getValue())
+        : OptionalInt.empty();
+  }
+
+  public NvmlPciInfo pciInfo(NvmlDevice device) {
+    NvmlLibrary.PciInfo pci = new NvmlLibrary.PciInfo();
+    require("nvmlDeviceGetPciInfo_v3", lib.nvmlDeviceGetPciInfo_v3(device.handle(), pci));
+    return pciInfo(pci);
+  }
+
+  // ------------------------------------------------------------------ capabilities of a GPU
+
+  /** Whether MIG is on; empty when the GPU or driver cannot do MIG. */
+  public Optional<Boolean> migEnabled(NvmlDevice device) {
+    if (!supports(NvmlCapability.MIG_MODE)) {
+      return Optional.empty();
+    }
+    IntByReference current = new IntByReference();
+    IntByReference pending = new IntByReference();
+    int rc = lib.nvmlDeviceGetMigMode(device.handle(), current, pending);
+    return optional("nvmlDeviceGetMigMode", rc)
+        ? Optional.of(current.getValue() == FEATURE_ENABLED)
+        : Optional.empty();
+  }
+
+  /** E.g. {@code "9.0"}; empty when the driver cannot tell. */
+  public Optional<String> computeCapability(NvmlDevice device) {
+    if (!supports(NvmlCapability.CUDA_COMPUTE_CAPABILITY)) {
+      return Optional.empty();
+    }
+    IntByReference major = new IntByReference();
+    IntByReference minor = new IntByReference();
+    int rc = lib.nvmlDeviceGetCudaComputeCapability(device.handle(), major, minor);
+    return optional("nvmlDeviceGetCudaComputeCapability", rc)
+        ? Optional.of(major.getValue() + "." + minor.getValue())
+        : Optional.empty();
+  }
+
+  /** CPUs close to the GPU (its NUMA node), ascending; empty when NVML cannot tell. */
+  public List<Integer> cpuAffinity(NvmlDevice device) {
+    NativeLong[] words = new NativeLong[CPU_SET_WORDS];
+    for (int i = 0; i < words.length; i++) {
+      words[i] = new NativeLong(0);
+    }
+    int rc = lib.nvmlDeviceGetCpuAffinity(device.handle(), words.length, words);
+    if (!optional("nvmlDeviceGetCpuAffinity", rc)) {
+      return List.of();
+    }
+    return CpuMask.toCpuList(words);
+  }
+
+  // ------------------------------------------------------------------ topology, NVLink
+
+  /** The {@link NvmlTopologyLevel} of the closest common ancestor of two GPUs. */
+  public int topologyCommonAncestor(NvmlDevice a, NvmlDevice b) {
+    IntByReference level = new IntByReference();
+    require(
+        "nvmlDeviceGetTopologyCommonAncestor",
+        lib.nvmlDeviceGetTopologyCommonAncestor(a.handle(), b.handle(), level));
+    return level.getValue();
+  }
+
+  /**
+   * Whether NVLink {@code link} is up. Empty when the GPU has no such link (NVML answers
+   * NOT_SUPPORTED or INVALID_ARGUMENT past the last link) or the driver lacks NVLink queries, so
+   * callers can simply scan links 0..35.
+   */
+  public Optional<Boolean> nvLinkActive(NvmlDevice device, int link) {
+    if (!supports(NvmlCapability.NVLINK_STATE)) {
+      return Optional.empty();
+    }
+    IntByReference active = new IntByReference();
+    int rc = lib.nvmlDeviceGetNvLinkState(device.handle(), link, active);
+    return present("nvmlDeviceGetNvLinkState", rc, ERROR_NOT_SUPPORTED, ERROR_INVALID_ARGUMENT)
+        ? Optional.of(active.getValue() == FEATURE_ENABLED)
+        : Optional.empty();
+  }
+
+  /** PCI identity of the device at the far end of {@code link}; empty as for nvLinkActive. */
+  public Optional<NvmlPciInfo> nvLinkRemotePciInfo(NvmlDevice device, int link) {
+    if (!supports(NvmlCapability.NVLINK_REMOTE_PCI_INFO)) {
+      return Optional.empty();
+    }
+    NvmlLibrary.PciInfo pci = new NvmlLibrary.PciInfo();
+    int rc = lib.nvmlDeviceGetNvLinkRemotePciInfo_v2(device.handle(), link, pci);
+    return present(
+            "nvmlDeviceGetNvLinkRemotePciInfo_v2", rc, ERROR_NOT_SUPPORTED, ERROR_INVALID_ARGUMENT)
+        ? Optional.of(pciInfo(pci))
+        : Optional.empty();
+  }
+
+  // ------------------------------------------------------------------ telemetry
+
+  /** GPU die temperature, °C. */
+  public OptionalInt temperatureCelsius(NvmlDevice device) {
+    IntByReference temp = new IntByReference();
+    int rc = lib.nvmlDeviceGetTemperature(device.handle(), TEMPERATURE_GPU, temp);
+    return optional("nvmlDeviceGetTemperature", rc)
+        ? OptionalInt.of(temp.getValue())
+        : OptionalInt.empty();
+  }
+
+  /** Board power draw in milliwatts (dcgm-exporter reports watts). */
+  public OptionalLong powerUsageMilliwatts(NvmlDevice device) {
+    IntByReference power = new IntByReference();
+    int rc = lib.nvmlDeviceGetPowerUsage(device.handle(), power);
+    return optional("nvmlDeviceGetPowerUsage", rc)
+        ? OptionalLong.of(Integer.toUnsignedLong(power.getValue()))
+        : OptionalLong.empty();
+  }
+
+  /** Empty on GPUs that cannot report it, including MIG-enabled ones. */
+  public Optional<NvmlUtilization> utilization(NvmlDevice device) {
+    NvmlLibrary.Utilization util = new NvmlLibrary.Utilization();
+    int rc = lib.nvmlDeviceGetUtilizationRates(device.handle(), util);
+    return optional("nvmlDeviceGetUtilizationRates", rc)
+        ? Optional.of(new NvmlUtilization(util.gpu, util.memory))
+        : Optional.empty();
+  }
+
+  /**
+   * Memory totals; uses the v2 call (which reports the driver's reservation) when available. Empty
+   * where the GPU has no dedicated memory.
+   */
+  public Optional<NvmlMemoryInfo> memoryInfo(NvmlDevice device) {
+    if (supports(NvmlCapability.MEMORY_INFO_V2)) {
+      NvmlLibrary.MemoryV2 mem = new NvmlLibrary.MemoryV2();
+      int rc = lib.nvmlDeviceGetMemoryInfo_v2(device.handle(), mem);
+      return optional("nvmlDeviceGetMemoryInfo_v2", rc)
+          ? Optional.of(new NvmlMemoryInfo(mem.total, mem.reserved, mem.free, mem.used))
+          : Optional.empty();
+    }
+    NvmlLibrary.Memory mem = new NvmlLibrary.Memory();
+    int rc = lib.nvmlDeviceGetMemoryInfo(device.handle(), mem);
+    return optional("nvmlDeviceGetMemoryInfo", rc)
+        ? Optional.of(new NvmlMemoryInfo(mem.total, -1, mem.free, mem.used))
+        : Optional.empty();
+  }
+
+  /** ECC error count; empty when ECC is off or unsupported. */
+  public OptionalLong totalEccErrors(
+      NvmlDevice device, NvmlEccErrorType type, NvmlEccCounter counter) {
+    LongByReference count = new LongByReference();
+    int rc = lib.nvmlDeviceGetTotalEccErrors(device.handle(), type.code, counter.code, count);
+    return optional("nvmlDeviceGetTotalEccErrors", rc)
+        ? OptionalLong.of(count.getValue())
+        : OptionalLong.empty();
+  }
+
+  /** Whether retired pages wait for a reboot/reset to take effect; empty without ECC. */
+  public Optional<Boolean> retiredPagesPending(NvmlDevice device) {
+    IntByReference pending = new IntByReference();
+    int rc = lib.nvmlDeviceGetRetiredPagesPendingStatus(device.handle(), pending);
+    return optional("nvmlDeviceGetRetiredPagesPendingStatus", rc)
+        ? Optional.of(pending.getValue() == FEATURE_ENABLED)
+        : Optional.empty();
+  }
+
+  // ------------------------------------------------------------------ events
+
+  public NvmlEventSet createEventSet() {
+    PointerByReference ref = new PointerByReference();
+    require("nvmlEventSetCreate", lib.nvmlEventSetCreate(ref));
+    return new NvmlEventSet(this, ref.getValue());
+  }
+
+  /** Mask of {@link NvmlEventType} bits the GPU can raise. */
+  public long supportedEventTypes(NvmlDevice device) {
+    LongByReference types = new LongByReference();
+    require(
+        "nvmlDeviceGetSupportedEventTypes",
+        lib.nvmlDeviceGetSupportedEventTypes(device.handle(), types));
+    return types.getValue();
+  }
+
+  /**
+   * Starts recording {@code mask} events of {@code device} into {@code set}. Events that happen
+   * before this call are lost, so register before advertising devices. NOT_SUPPORTED (a type the
+   * GPU cannot raise) is thrown like any error; mask with {@link #supportedEventTypes} first.
+   */
+  public void registerEvents(NvmlDevice device, long mask, NvmlEventSet set) {
+    require(
+        "nvmlDeviceRegisterEvents",
+        lib.nvmlDeviceRegisterEvents(device.handle(), mask, set.handle()));
+  }
+
+  /**
+   * Blocks up to {@code timeoutMs} for the next event. Empty on timeout (NVML may also time out
+   * early); throws for anything else, notably GPU_IS_LOST when a GPU registered in the set fell off
+   * the bus. The wait is native and cannot be interrupted: use short timeouts as the cancellation
+   * point.
+   */
+  public Optional<NvmlEvent> waitForEvent(NvmlEventSet set, int timeoutMs) {
+    NvmlLibrary.EventData data = new NvmlLibrary.EventData();
+    int rc =
+        record(
+            "nvmlEventSetWait_v2",
+            lib.nvmlEventSetWait_v2(set.handle(), data, timeoutMs),
+            ERROR_TIMEOUT);
+    if (rc == ERROR_TIMEOUT) {
+      return Optional.empty();
+    }
+    if (rc != SUCCESS) {
+      throw new NvmlException("nvmlEventSetWait_v2", rc);
+    }
+    NvmlDevice device = new NvmlDevice(data.device);
+    Optional<String> uuid;
+    try {
+      uuid = Optional.of(uuid(device));
+    } catch (NvmlException e) {
+      uuid = Optional.empty();
+    }
+    return Optional.of(
+        new NvmlEvent(
+            device,
+            uuid,
+            data.eventType,
+            data.eventData,
+            data.gpuInstanceId,
+            data.computeInstanceId));
+  }
+
+  /** Logs instead of throwing, like {@link #close()}. */
+  void freeEventSet(NvmlEventSet set) {
+    if (closed.get()) {
+      return; // nvmlShutdown already released every event set
+    }
+    bestEffort("nvmlEventSetFree", lib.nvmlEventSetFree(set.handle()));
+  }
+
+  // ------------------------------------------------------------------ plumbing
+
+  /** Records the call; {@code expected} codes are outcomes, not errors. Returns {@code rc}. */
+  private int record(String function, int rc, int... expected) {
+    boolean error = rc != SUCCESS;
+    for (int e : expected) {
+      if (rc == e) {
+        error = false;
+        break;
+      }
+    }
+    stats.record(function, error);
+    return rc;
+  }
+
+  private void bestEffort(String function, int rc) {
+    if (record(function, rc) != SUCCESS) {
+      log.warn("{} failed: {}", function, NvmlReturn.describe(rc));
+    }
+  }
+
+  private void require(String function, int rc) {
+    if (record(function, rc) != SUCCESS) {
+      throw new NvmlException(function, rc);
+    }
+  }
+
+  /** True on success, false on NOT_SUPPORTED, throws otherwise. */
+  private boolean optional(String function, int rc) {
+    return present(function, rc, ERROR_NOT_SUPPORTED);
+  }
+
+  /**
+   * True on success, false for any of {@code absent} or a function this NVML lacks, throws
+   * otherwise.
+   */
+  private boolean present(String function, int rc, int... absent) {
+    if (rc == ERROR_FUNCTION_NOT_FOUND) {
+      record(function, rc);
+      return false;
+    }
+    if (record(function, rc, absent) == SUCCESS) {
+      return true;
+    }
+    for (int a : absent) {
+      if (rc == a) {
+        return false;
+      }
+    }
+    throw new NvmlException(function, rc);
+  }
+
+  private static NvmlPciInfo pciInfo(NvmlLibrary.PciInfo pci) {
+    return new NvmlPciInfo(
+        pci.domain, pci.bus, pci.device, pci.pciDeviceId, pci.pciSubSystemId, string(pci.busId));
+  }
+
+  /** NVML strings are NUL-terminated ASCII. */
+  private static String string(byte[] buf) {
+    return Native.toString(buf, StandardCharsets.US_ASCII);
+  }
+
+  @Override
+  public String toString() {
+    return "Nvml[" + source + "]";
+  }
+}

@@ -1,0 +1,180 @@
+package io.acceld.nvml;
+
+import com.sun.jna.Library;
+import com.sun.jna.NativeLong;
+import com.sun.jna.Pointer;
+import com.sun.jna.Structure;
+import com.sun.jna.ptr.IntByReference;
+import com.sun.jna.ptr.LongByReference;
+import com.sun.jna.ptr.PointerByReference;
+
+/**
+ * JNA interface mapping of the NVML functions acceld uses. Only {@link NvmlLoader} loads it and
+ * only {@link Nvml} calls it; everything else goes through {@link Nvml}'s typed methods.
+ *
+ * <p>Versioned symbol names on purpose: nvml.h {@code #define}s {@code nvmlInit} to {@code
+ * nvmlInit_v2} etc., but JNA binds raw symbols, and the unsuffixed names are the old v1 ABI.
+ *
+ * <p>Type mapping: handles are {@link Pointer} (out-params {@link PointerByReference}); {@code
+ * unsigned int} is {@code int}; {@code unsigned long long} is {@code long}; {@code unsigned long*}
+ * CPU masks are {@link NativeLong} arrays (64 bits per word on 64-bit Linux); char buffers are
+ * {@code byte[]}; {@code const char*} inputs are {@link String}. Every function returns an {@code
+ * nvmlReturn_t} except {@link #nvmlErrorString}.
+ *
+ * <p>Functions marked "optional" are missing from older drivers: JNA resolves symbols on first
+ * call, so {@link Nvml} checks {@link NvmlCapability} before calling them.
+ */
+public interface NvmlLibrary extends Library {
+
+  int nvmlInit_v2();
+
+  int nvmlInitWithFlags(int flags);
+
+  int nvmlShutdown();
+
+  /** Static string owned by the library. */
+  String nvmlErrorString(int result);
+
+  int nvmlSystemGetDriverVersion(byte[] version, int length);
+
+  int nvmlSystemGetNVMLVersion(byte[] version, int length);
+
+  int nvmlSystemGetCudaDriverVersion(IntByReference cudaDriverVersion);
+
+  /** Optional. */
+  int nvmlSystemGetCudaDriverVersion_v2(IntByReference cudaDriverVersion);
+
+  int nvmlDeviceGetCount_v2(IntByReference deviceCount);
+
+  int nvmlDeviceGetHandleByIndex_v2(int index, PointerByReference device);
+
+  int nvmlDeviceGetHandleByPciBusId_v2(String pciBusId, PointerByReference device);
+
+  int nvmlDeviceGetHandleByUUID(String uuid, PointerByReference device);
+
+  int nvmlDeviceGetIndex(Pointer device, IntByReference index);
+
+  int nvmlDeviceGetUUID(Pointer device, byte[] uuid, int length);
+
+  int nvmlDeviceGetName(Pointer device, byte[] name, int length);
+
+  int nvmlDeviceGetMinorNumber(Pointer device, IntByReference minorNumber);
+
+  int nvmlDeviceGetPciInfo_v3(Pointer device, PciInfo pci);
+
+  int nvmlDeviceGetMemoryInfo(Pointer device, Memory memory);
+
+  /** Optional; {@link MemoryV2#version} must be set. */
+  int nvmlDeviceGetMemoryInfo_v2(Pointer device, MemoryV2 memory);
+
+  int nvmlDeviceGetCpuAffinity(Pointer device, int cpuSetSize, NativeLong[] cpuSet);
+
+  /** Optional. */
+  int nvmlDeviceGetMigMode(Pointer device, IntByReference currentMode, IntByReference pendingMode);
+
+  /** Optional. */
+  int nvmlDeviceGetCudaComputeCapability(
+      Pointer device, IntByReference major, IntByReference minor);
+
+  int nvmlDeviceGetTopologyCommonAncestor(
+      Pointer device1, Pointer device2, IntByReference pathInfo);
+
+  /** Optional. */
+  int nvmlDeviceGetNvLinkState(Pointer device, int link, IntByReference isActive);
+
+  /** Optional. */
+  int nvmlDeviceGetNvLinkRemotePciInfo_v2(Pointer device, int link, PciInfo pci);
+
+  int nvmlDeviceGetTemperature(Pointer device, int sensorType, IntByReference temp);
+
+  int nvmlDeviceGetPowerUsage(Pointer device, IntByReference milliwatts);
+
+  int nvmlDeviceGetUtilizationRates(Pointer device, Utilization utilization);
+
+  int nvmlDeviceGetTotalEccErrors(
+      Pointer device, int errorType, int counterType, LongByReference eccCounts);
+
+  int nvmlDeviceGetRetiredPagesPendingStatus(Pointer device, IntByReference isPending);
+
+  int nvmlEventSetCreate(PointerByReference set);
+
+  int nvmlDeviceGetSupportedEventTypes(Pointer device, LongByReference eventTypes);
+
+  int nvmlDeviceRegisterEvents(Pointer device, long eventTypes, Pointer set);
+
+  int nvmlEventSetWait_v2(Pointer set, EventData data, int timeoutMs);
+
+  int nvmlEventSetFree(Pointer set);
+
+  /** {@code nvmlPciInfo_t}, 68 bytes. */
+  @Structure.FieldOrder({
+    "busIdLegacy",
+    "domain",
+    "bus",
+    "device",
+    "pciDeviceId",
+    "pciSubSystemId",
+    "busId"
+  })
+  class PciInfo extends Structure {
+    /** {@code "%04X:%02X:%02X.0"}. */
+    public byte[] busIdLegacy = new byte[16];
+
+    public int domain;
+    public int bus;
+    public int device;
+
+    /** {@code (deviceId << 16) | vendorId}. */
+    public int pciDeviceId;
+
+    public int pciSubSystemId;
+
+    /** {@code "%08X:%02X:%02X.0"}. */
+    public byte[] busId = new byte[32];
+  }
+
+  /** {@code nvmlMemory_t}, bytes. */
+  @Structure.FieldOrder({"total", "free", "used"})
+  class Memory extends Structure {
+    public long total;
+    public long free;
+    public long used;
+  }
+
+  /** {@code nvmlMemory_v2_t}, 40 bytes (JNA reproduces the 4 bytes of padding after version). */
+  @Structure.FieldOrder({"version", "total", "reserved", "free", "used"})
+  class MemoryV2 extends Structure {
+    /** {@code (2 << 24) | sizeof(nvmlMemory_v2_t)}; NVML rejects the call without it. */
+    public static final int VERSION_2 = 0x02000028;
+
+    public int version = VERSION_2;
+    public long total;
+    public long reserved;
+    public long free;
+
+    /** Includes {@link #reserved}. */
+    public long used;
+  }
+
+  /** {@code nvmlUtilization_t}, percent. */
+  @Structure.FieldOrder({"gpu", "memory"})
+  class Utilization extends Structure {
+    public int gpu;
+    public int memory;
+  }
+
+  /** {@code nvmlEventData_t}, 32 bytes. */
+  @Structure.FieldOrder({"device", "eventType", "eventData", "gpuInstanceId", "computeInstanceId"})
+  class EventData extends Structure {
+    public Pointer device;
+    public long eventType;
+
+    /** The XID for XID events, else 0. */
+    public long eventData;
+
+    /** {@code 0xFFFFFFFF} (-1) when not attributable to a MIG instance. */
+    public int gpuInstanceId;
+
+    public int computeInstanceId;
+  }
+}
