@@ -7,7 +7,7 @@ import io.acceld.agent.NodeDiscovery;
 import io.acceld.config.AgentConfig;
 import io.acceld.config.ConfigLoader;
 import io.acceld.kubelet.TopologyAwareAllocation;
-import io.acceld.kubelet.UnixGrpc;
+import io.acceld.transport.UnixGrpc;
 import io.acceld.proto.deviceplugin.v1beta1.DevicePluginGrpc;
 import io.acceld.proto.deviceplugin.v1beta1.Empty;
 import io.acceld.proto.deviceplugin.v1beta1.ListAndWatchResponse;

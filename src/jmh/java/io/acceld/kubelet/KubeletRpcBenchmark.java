@@ -1,5 +1,7 @@
 package io.acceld.kubelet;
 
+import io.acceld.transport.UnixGrpc;
+
 import io.acceld.config.SharingPolicy;
 import io.acceld.inventory.Device;
 import io.acceld.inventory.Health;

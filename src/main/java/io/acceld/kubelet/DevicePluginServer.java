@@ -1,5 +1,6 @@
 package io.acceld.kubelet;
 
+import io.acceld.transport.UnixGrpc;
 import io.grpc.BindableService;
 import io.grpc.Server;
 import io.grpc.ServerInterceptor;

@@ -8,6 +8,7 @@ import io.acceld.inventory.InventoryDiff;
 import io.acceld.inventory.InventoryStore;
 import io.acceld.proto.deviceplugin.v1beta1.DevicePluginOptions;
 import io.acceld.proto.deviceplugin.v1beta1.RegisterRequest;
+import io.acceld.transport.UnixGrpc;
 import io.acceld.util.DirectoryWatcher;
 import io.acceld.util.NamedThreads;
 import io.grpc.BindableService;

@@ -2,6 +2,7 @@ package io.acceld.kubelet;
 
 import io.acceld.proto.deviceplugin.v1beta1.RegisterRequest;
 import io.acceld.proto.deviceplugin.v1beta1.RegistrationGrpc;
+import io.acceld.transport.UnixGrpc;
 import io.grpc.ManagedChannel;
 import io.grpc.StatusRuntimeException;
 import java.nio.file.Files;

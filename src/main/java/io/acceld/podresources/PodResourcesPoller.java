@@ -1,9 +1,9 @@
 package io.acceld.podresources;
 
-import io.acceld.kubelet.UnixGrpc;
 import io.acceld.proto.podresources.v1.ListPodResourcesRequest;
 import io.acceld.proto.podresources.v1.ListPodResourcesResponse;
 import io.acceld.proto.podresources.v1.PodResourcesListerGrpc;
+import io.acceld.transport.UnixGrpc;
 import io.acceld.util.NamedThreads;
 import io.grpc.ManagedChannel;
 import java.nio.file.Files;

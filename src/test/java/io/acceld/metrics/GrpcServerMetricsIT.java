@@ -3,7 +3,6 @@ package io.acceld.metrics;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
-import io.acceld.kubelet.UnixGrpc;
 import io.acceld.proto.deviceplugin.v1beta1.AllocateRequest;
 import io.acceld.proto.deviceplugin.v1beta1.AllocateResponse;
 import io.acceld.proto.deviceplugin.v1beta1.DevicePluginGrpc;
@@ -11,6 +10,7 @@ import io.acceld.proto.deviceplugin.v1beta1.DevicePluginOptions;
 import io.acceld.proto.deviceplugin.v1beta1.Empty;
 import io.acceld.proto.deviceplugin.v1beta1.ListAndWatchResponse;
 import io.acceld.testing.Eventually;
+import io.acceld.transport.UnixGrpc;
 import io.grpc.Context;
 import io.grpc.ManagedChannel;
 import io.grpc.Server;

@@ -5,9 +5,9 @@ import static io.acceld.podresources.FakePodResources.pod;
 import static io.acceld.podresources.FakePodResources.pods;
 import static org.assertj.core.api.Assertions.assertThat;
 
-import io.acceld.kubelet.UnixGrpc;
 import io.acceld.testing.Eventually;
 import io.acceld.testing.LogCapture;
+import io.acceld.transport.UnixGrpc;
 import io.grpc.Server;
 import io.grpc.Status;
 import java.nio.file.Path;

@@ -1,7 +1,6 @@
 package io.acceld.testing.kubelet;
 
 import com.google.protobuf.TextFormat;
-import io.acceld.kubelet.UnixGrpc;
 import io.acceld.proto.deviceplugin.v1beta1.AllocateRequest;
 import io.acceld.proto.deviceplugin.v1beta1.AllocateResponse;
 import io.acceld.proto.deviceplugin.v1beta1.ContainerAllocateRequest;
@@ -20,6 +19,7 @@ import io.acceld.proto.deviceplugin.v1beta1.PreferredAllocationResponse;
 import io.acceld.proto.deviceplugin.v1beta1.RegisterRequest;
 import io.acceld.proto.deviceplugin.v1beta1.RegistrationGrpc;
 import io.acceld.testing.kubelet.Registration.Mode;
+import io.acceld.transport.UnixGrpc;
 import io.grpc.CallOptions;
 import io.grpc.Channel;
 import io.grpc.ClientCall;

@@ -3,7 +3,6 @@ package io.acceld.testing.kubelet;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
-import io.acceld.kubelet.UnixGrpc;
 import io.acceld.proto.deviceplugin.v1beta1.AllocateRequest;
 import io.acceld.proto.deviceplugin.v1beta1.AllocateResponse;
 import io.acceld.proto.deviceplugin.v1beta1.ContainerAllocateRequest;
@@ -28,6 +27,7 @@ import io.acceld.proto.pluginregistration.PluginInfo;
 import io.acceld.proto.pluginregistration.RegistrationStatus;
 import io.acceld.proto.pluginregistration.RegistrationStatusResponse;
 import io.acceld.testing.kubelet.Registration.Mode;
+import io.acceld.transport.UnixGrpc;
 import io.grpc.BindableService;
 import io.grpc.ManagedChannel;
 import io.grpc.Server;

@@ -1,4 +1,4 @@
-package io.acceld.kubelet;
+package io.acceld.transport;
 
 import io.grpc.BindableService;
 import io.grpc.ManagedChannel;
