@@ -2,9 +2,9 @@ package io.acceld.bench;
 
 import io.acceld.inventory.PcieLevel;
 import io.acceld.inventory.Topology;
-import io.acceld.kubelet.allocation.AllocationTopology;
-import io.acceld.kubelet.allocation.PreferredAllocator;
-import io.acceld.kubelet.allocation.PreferredAllocator.Request;
+import io.acceld.allocation.AllocationTopology;
+import io.acceld.allocation.PreferredAllocator;
+import io.acceld.allocation.PreferredAllocator.Request;
 import java.util.ArrayList;
 import java.util.Collections;
 import java.util.HashMap;

@@ -1,7 +1,7 @@
 package io.acceld.kubelet;
 
-import io.acceld.kubelet.allocation.AllocationTopology;
-import io.acceld.kubelet.allocation.PreferredAllocator;
+import io.acceld.allocation.AllocationTopology;
+import io.acceld.allocation.PreferredAllocator;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;

@@ -1,4 +1,4 @@
-package io.acceld.kubelet.allocation;
+package io.acceld.allocation;
 
 /**
  * The advertised-ID convention for shared devices: replica {@code k} of physical device {@code p}

@@ -1,4 +1,4 @@
-package io.acceld.kubelet.allocation;
+package io.acceld.allocation;
 
 import static org.assertj.core.api.Assertions.assertThat;
 

@@ -1,4 +1,4 @@
-package io.acceld.kubelet.allocation;
+package io.acceld.allocation;
 
 /**
  * Picks a best set of units under a {@link ScoreTable}'s objective. The best set is the one with

@@ -1,4 +1,4 @@
-package io.acceld.kubelet.allocation;
+package io.acceld.allocation;
 
 import io.acceld.inventory.PcieLevel;
 import io.acceld.inventory.Topology;

@@ -1,9 +1,9 @@
-package io.acceld.kubelet.allocation;
+package io.acceld.allocation;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.acceld.allocation.PreferredAllocator.Request;
 import io.acceld.inventory.PcieLevel;
-import io.acceld.kubelet.allocation.PreferredAllocator.Request;
 import java.util.ArrayList;
 import java.util.Collections;
 import java.util.HashMap;

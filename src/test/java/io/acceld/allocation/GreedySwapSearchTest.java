@@ -1,9 +1,9 @@
-package io.acceld.kubelet.allocation;
+package io.acceld.allocation;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import io.acceld.kubelet.allocation.PreferredAllocator.Request;
-import io.acceld.kubelet.allocation.PreferredAllocatorPropertyTest.RandomNode;
+import io.acceld.allocation.PreferredAllocator.Request;
+import io.acceld.allocation.PreferredAllocatorPropertyTest.RandomNode;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Random;

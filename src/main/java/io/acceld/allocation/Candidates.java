@@ -1,4 +1,4 @@
-package io.acceld.kubelet.allocation;
+package io.acceld.allocation;
 
 import java.util.List;
 import java.util.TreeSet;

@@ -1,4 +1,4 @@
-package io.acceld.kubelet.allocation;
+package io.acceld.allocation;
 
 import java.util.ArrayList;
 import java.util.List;
