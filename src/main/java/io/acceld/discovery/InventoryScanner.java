@@ -5,6 +5,7 @@ import io.acceld.inventory.Health;
 import io.acceld.inventory.Inventory;
 import io.acceld.inventory.NodeInfo;
 import io.acceld.inventory.NvidiaDetails;
+import io.acceld.inventory.PciAddresses;
 import io.acceld.inventory.PcieLevel;
 import io.acceld.inventory.Topology;
 import io.acceld.nvml.NvmlGpu;

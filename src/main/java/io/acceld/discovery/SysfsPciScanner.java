@@ -1,5 +1,6 @@
 package io.acceld.discovery;
 
+import io.acceld.inventory.PciAddresses;
 import java.io.IOException;
 import java.nio.file.DirectoryStream;
 import java.nio.file.Files;

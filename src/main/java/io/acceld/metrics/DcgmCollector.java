@@ -1,6 +1,8 @@
 package io.acceld.metrics;
 
 import io.acceld.podresources.PodRef;
+import io.acceld.telemetry.GpuTelemetry;
+import io.acceld.telemetry.TelemetrySample;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.binder.MeterBinder;
 import io.prometheus.metrics.model.registry.MultiCollector;

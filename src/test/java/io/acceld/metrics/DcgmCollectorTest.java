@@ -2,6 +2,9 @@ package io.acceld.metrics;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.acceld.inventory.PciAddresses;
+import io.acceld.telemetry.GpuTelemetry;
+import io.acceld.telemetry.TelemetrySample;
 import io.micrometer.prometheusmetrics.PrometheusConfig;
 import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
 import java.time.Instant;
@@ -70,9 +73,9 @@ class DcgmCollectorTest {
 
   @Test
   void pciBusIdsAreInNvmlForm() {
-    assertThat(PciBusIds.nvmlForm("0000:3b:00.0")).isEqualTo("00000000:3B:00.0");
-    assertThat(PciBusIds.nvmlForm("00000000:3B:00.0")).isEqualTo("00000000:3B:00.0");
-    assertThat(PciBusIds.nvmlForm("10000:e1:00.0")).isEqualTo("00010000:E1:00.0");
+    assertThat(PciAddresses.nvmlForm("0000:3b:00.0")).isEqualTo("00000000:3B:00.0");
+    assertThat(PciAddresses.nvmlForm("00000000:3B:00.0")).isEqualTo("00000000:3B:00.0");
+    assertThat(PciAddresses.nvmlForm("10000:e1:00.0")).isEqualTo("00010000:E1:00.0");
   }
 
   private void bind(DcgmCollector.LabelNames names) {

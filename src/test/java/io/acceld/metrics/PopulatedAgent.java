@@ -9,6 +9,7 @@ import io.acceld.proto.deviceplugin.v1beta1.AllocateRequest;
 import io.acceld.proto.deviceplugin.v1beta1.DevicePluginGrpc;
 import io.acceld.proto.deviceplugin.v1beta1.DevicePluginOptions;
 import io.acceld.proto.deviceplugin.v1beta1.Empty;
+import io.acceld.telemetry.GpuTelemetrySampler;
 import io.acceld.testing.Eventually;
 import io.acceld.testing.NvmlDouble;
 import io.acceld.testing.NvmlScenarios;

@@ -1,4 +1,4 @@
-package io.acceld.discovery;
+package io.acceld.inventory;
 
 import static org.assertj.core.api.Assertions.assertThat;
 

@@ -1,4 +1,4 @@
-package io.acceld.discovery;
+package io.acceld.inventory;
 
 import java.util.Locale;
 import java.util.Optional;
@@ -7,7 +7,8 @@ import java.util.regex.Pattern;
 
 /**
  * Normalises PCI addresses so that NVML's {@code 00000000:3B:00.0} and sysfs's {@code 0000:3b:00.0}
- * compare equal. The normal form is sysfs's: 4-digit domain, lower case.
+ * compare equal. The normal form is sysfs's: 4-digit domain, lower case. {@link #nvmlForm} gives
+ * the form NVML and dcgm-exporter print.
  */
 public final class PciAddresses {
   private static final Pattern ADDRESS =
@@ -36,5 +37,18 @@ public final class PciAddresses {
             Integer.parseInt(m.group(2), 16),
             Integer.parseInt(m.group(3), 16),
             m.group(4)));
+  }
+
+  /**
+   * {@code 0000:3b:00.0} (sysfs) → {@code 00000000:3B:00.0} (NVML: 8-digit domain, upper case).
+   * Already-NVML addresses come back upper-cased; anything else is returned upper-cased as is.
+   */
+  public static String nvmlForm(String address) {
+    String upper = address.toUpperCase(Locale.ROOT);
+    int colon = upper.indexOf(':');
+    if (colon < 0 || colon > 8) {
+      return upper;
+    }
+    return "0".repeat(8 - colon) + upper;
   }
 }

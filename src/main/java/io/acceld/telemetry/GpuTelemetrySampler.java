@@ -1,8 +1,9 @@
-package io.acceld.metrics;
+package io.acceld.telemetry;
 
 import io.acceld.inventory.Device;
 import io.acceld.inventory.Inventory;
 import io.acceld.inventory.NvidiaDetails;
+import io.acceld.inventory.PciAddresses;
 import io.acceld.nvml.Nvml;
 import io.acceld.nvml.NvmlDevice;
 import io.acceld.nvml.NvmlException;
@@ -107,7 +108,7 @@ public final class GpuTelemetrySampler implements AutoCloseable {
   }
 
   /** One pass over the inventory, published as {@link #latest()} and returned. */
-  synchronized TelemetrySample sampleNow() {
+  public synchronized TelemetrySample sampleNow() {
     List<GpuTelemetry> gpus = new ArrayList<>();
     Set<String> seen = new LinkedHashSet<>();
     for (Device device : inventory.get().devices()) {
@@ -147,7 +148,7 @@ public final class GpuTelemetrySampler implements AutoCloseable {
               device.id(),
               uuid,
               nvidia.index(),
-              PciBusIds.nvmlForm(device.pciAddress()),
+              PciAddresses.nvmlForm(device.pciAddress()),
               device.model(),
               temperature,
               power,

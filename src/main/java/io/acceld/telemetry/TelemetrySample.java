@@ -1,4 +1,4 @@
-package io.acceld.metrics;
+package io.acceld.telemetry;
 
 import java.time.Instant;
 import java.util.List;
