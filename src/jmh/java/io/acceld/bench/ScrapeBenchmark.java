@@ -10,7 +10,7 @@ import io.acceld.inventory.Topology;
 import io.acceld.metrics.AgentMetrics;
 import io.acceld.telemetry.GpuTelemetry;
 import io.acceld.telemetry.TelemetrySample;
-import io.acceld.podresources.PodRef;
+import io.acceld.kubelet.podresources.PodRef;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.HashMap;

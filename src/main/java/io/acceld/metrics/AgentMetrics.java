@@ -1,7 +1,7 @@
 package io.acceld.metrics;
 
+import io.acceld.kubelet.podresources.PodRef;
 import io.acceld.nvml.NvmlCallStats;
-import io.acceld.podresources.PodRef;
 import io.acceld.telemetry.TelemetrySample;
 import io.micrometer.prometheusmetrics.PrometheusConfig;
 import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;

@@ -1,6 +1,6 @@
 package io.acceld.metrics;
 
-import io.acceld.podresources.PodRef;
+import io.acceld.kubelet.podresources.PodRef;
 import io.acceld.telemetry.GpuTelemetry;
 import io.acceld.telemetry.TelemetrySample;
 import io.micrometer.core.instrument.MeterRegistry;

@@ -1,4 +1,4 @@
-package io.acceld.podresources;
+package io.acceld.kubelet.podresources;
 
 import static org.assertj.core.api.Assertions.assertThat;
 

@@ -1,4 +1,4 @@
-package io.acceld.podresources;
+package io.acceld.kubelet.podresources;
 
 import io.acceld.proto.podresources.v1.ContainerDevices;
 import io.acceld.proto.podresources.v1.ContainerResources;

@@ -1,8 +1,8 @@
-package io.acceld.podresources;
+package io.acceld.kubelet.podresources;
 
-import static io.acceld.podresources.FakePodResources.container;
-import static io.acceld.podresources.FakePodResources.pod;
-import static io.acceld.podresources.FakePodResources.pods;
+import static io.acceld.kubelet.podresources.FakePodResources.container;
+import static io.acceld.kubelet.podresources.FakePodResources.pod;
+import static io.acceld.kubelet.podresources.FakePodResources.pods;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.acceld.testing.Eventually;

@@ -1,4 +1,4 @@
-package io.acceld.podresources;
+package io.acceld.kubelet.podresources;
 
 import java.util.Objects;
 
