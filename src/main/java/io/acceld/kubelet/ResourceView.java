@@ -3,6 +3,7 @@ package io.acceld.kubelet;
 import io.acceld.config.SharingPolicy;
 import io.acceld.inventory.Device;
 import io.acceld.inventory.Inventory;
+import io.acceld.inventory.ReplicaId;
 import io.acceld.inventory.Topology;
 import io.acceld.proto.deviceplugin.v1beta1.ListAndWatchResponse;
 import io.acceld.proto.deviceplugin.v1beta1.NUMANode;
@@ -57,7 +58,7 @@ public final class ResourceView {
         continue;
       }
       for (int k = 0; k < policy.replicas(); k++) {
-        String id = d.id() + AdvertisedDevice.REPLICA_SEPARATOR + k;
+        String id = ReplicaId.of(d.id(), k).advertisedId();
         if (id.length() > Device.MAX_ID_LENGTH) {
           log.error("Cannot share {}: replica ID {} exceeds 63 characters", d.id(), id);
           break;

@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import io.acceld.allocation.PreferredAllocator.Request;
 import io.acceld.inventory.PcieLevel;
+import io.acceld.inventory.ReplicaId;
 import io.acceld.inventory.Topology;
 import java.util.ArrayList;
 import java.util.Collections;
@@ -22,7 +23,7 @@ class ReplicaSpreadTest {
     List<String> ids = new ArrayList<>();
     for (int g = 0; g < gpus; g++) {
       for (int k = 0; k < perGpu; k++) {
-        ids.add(ReplicaIds.replicaId("gpu" + g, k));
+        ids.add(ReplicaId.of("gpu" + g, k).advertisedId());
       }
     }
     return ids;
@@ -31,24 +32,14 @@ class ReplicaSpreadTest {
   private static List<String> choose(
       AllocationTopology topology, List<String> available, List<String> must, int size) {
     return new PreferredAllocator(topology)
-        .choose(new Request(available, must, size, ReplicaIds::physicalOf));
+        .choose(new Request(available, must, size, ReplicaId::physicalOf));
   }
 
   /** How many chosen IDs land on each physical GPU. */
   private static Map<String, Integer> perGpu(List<String> chosen) {
     Map<String, Integer> counts = new TreeMap<>();
-    chosen.forEach(id -> counts.merge(ReplicaIds.physicalOf(id), 1, Integer::sum));
+    chosen.forEach(id -> counts.merge(ReplicaId.physicalOf(id), 1, Integer::sum));
     return counts;
-  }
-
-  @Test
-  void replicaIdsNameTheirPhysicalDevice() {
-    assertThat(ReplicaIds.physicalOf("GPU-7f3a::3")).isEqualTo("GPU-7f3a");
-    assertThat(ReplicaIds.physicalOf("a::b::12")).isEqualTo("a::b");
-    assertThat(ReplicaIds.physicalOf("GPU-7f3a")).isEqualTo("GPU-7f3a");
-    assertThat(ReplicaIds.physicalOf("gpu::")).isEqualTo("gpu::");
-    assertThat(ReplicaIds.physicalOf("::1")).isEqualTo("::1");
-    assertThat(ReplicaIds.physicalOf("gpu::x1")).isEqualTo("gpu::x1");
   }
 
   @Test
@@ -157,7 +148,7 @@ class ReplicaSpreadTest {
         }
         for (int k = 0; k < 4; k++) {
           if (random.nextInt(3) > 0) {
-            available.add(ReplicaIds.replicaId("gpu" + g, k));
+            available.add(ReplicaId.of("gpu" + g, k).advertisedId());
           }
         }
       }

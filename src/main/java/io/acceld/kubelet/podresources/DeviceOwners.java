@@ -1,5 +1,6 @@
 package io.acceld.kubelet.podresources;
 
+import io.acceld.inventory.ReplicaId;
 import io.acceld.proto.podresources.v1.ContainerDevices;
 import io.acceld.proto.podresources.v1.ContainerResources;
 import io.acceld.proto.podresources.v1.ListPodResourcesResponse;
@@ -11,9 +12,6 @@ import java.util.Map;
 
 /** Builds the device → container map from one {@code List} answer. */
 final class DeviceOwners {
-  /** Separates a physical device ID from the replica number when a GPU is shared. */
-  static final String REPLICA_SEPARATOR = "::";
-
   private static final Comparator<PodResources> POD_ORDER =
       Comparator.comparing(PodResources::getNamespace).thenComparing(PodResources::getName);
 
@@ -36,17 +34,11 @@ final class DeviceOwners {
         PodRef ref = new PodRef(pod.getName(), pod.getNamespace(), container.getName());
         for (ContainerDevices devices : container.getDevicesList()) {
           for (String id : devices.getDeviceIdsList()) {
-            owners.putIfAbsent(physicalId(id), ref);
+            owners.putIfAbsent(ReplicaId.physicalOf(id), ref);
           }
         }
       }
     }
     return Map.copyOf(owners);
-  }
-
-  /** {@code GPU-a::3} → {@code GPU-a}; IDs without a replica suffix are returned unchanged. */
-  static String physicalId(String deviceId) {
-    int at = deviceId.indexOf(REPLICA_SEPARATOR);
-    return at < 0 ? deviceId : deviceId.substring(0, at);
   }
 }

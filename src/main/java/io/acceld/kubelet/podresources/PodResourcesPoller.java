@@ -1,5 +1,6 @@
 package io.acceld.kubelet.podresources;
 
+import io.acceld.inventory.ReplicaId;
 import io.acceld.proto.podresources.v1.ListPodResourcesRequest;
 import io.acceld.proto.podresources.v1.ListPodResourcesResponse;
 import io.acceld.proto.podresources.v1.PodResourcesListerGrpc;
@@ -89,7 +90,7 @@ public final class PodResourcesPoller implements AutoCloseable {
    * physical ID. Empty if no container holds the device or nothing is known yet.
    */
   public Optional<PodRef> owner(String deviceId) {
-    return Optional.ofNullable(owners.get(DeviceOwners.physicalId(deviceId)));
+    return Optional.ofNullable(owners.get(ReplicaId.physicalOf(deviceId)));
   }
 
   /** The whole current map, physical device ID → container. */
