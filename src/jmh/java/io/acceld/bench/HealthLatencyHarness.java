@@ -6,7 +6,7 @@ import io.acceld.agent.Agent;
 import io.acceld.agent.NodeDiscovery;
 import io.acceld.config.AgentConfig;
 import io.acceld.config.ConfigLoader;
-import io.acceld.kubelet.TopologyAwareAllocation;
+import io.acceld.allocation.TopologyAwareChooser;
 import io.acceld.transport.UnixGrpc;
 import io.acceld.proto.deviceplugin.v1beta1.DevicePluginGrpc;
 import io.acceld.proto.deviceplugin.v1beta1.Empty;
@@ -73,7 +73,7 @@ public final class HealthLatencyHarness {
             Optional.empty());
     Control control = Native.load(library.toString(), Control.class);
 
-    try (Agent agent = new Agent(config, NodeDiscovery.open(config, true), new TopologyAwareAllocation());
+    try (Agent agent = new Agent(config, NodeDiscovery.open(config, true), new TopologyAwareChooser());
         UnixGrpc grpc = new UnixGrpc("latency-client", 1)) {
       agent.start();
       ManagedChannel channel = grpc.channel(plugins.resolve("acceld-nvidia.com_gpu.sock"));

@@ -1,5 +1,6 @@
 package io.acceld.kubelet;
 
+import io.acceld.allocation.TopologyAwareChooser;
 import io.acceld.transport.UnixGrpc;
 
 import io.acceld.config.SharingPolicy;
@@ -87,7 +88,7 @@ public class KubeletRpcBenchmark {
             view,
             DevicePluginOptions.newBuilder().setGetPreferredAllocationAvailable(true).build(),
             new AllocationResponder(Path.of("/dev"), true, Optional.empty()),
-            new TopologyAwareAllocation(),
+            new TopologyAwareChooser(),
             PluginEvents.NONE);
     dir = Files.createTempDirectory("acceld-bench-");
     grpc = new UnixGrpc("bench-grpc", 2);

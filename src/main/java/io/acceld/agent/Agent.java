@@ -1,5 +1,6 @@
 package io.acceld.agent;
 
+import io.acceld.allocation.DeviceChooser;
 import io.acceld.config.AgentConfig;
 import io.acceld.config.Settings;
 import io.acceld.health.HealthEvents;
@@ -14,7 +15,6 @@ import io.acceld.inventory.InventoryDiff;
 import io.acceld.inventory.InventoryStore;
 import io.acceld.kubelet.KubeletPublisher;
 import io.acceld.kubelet.PluginEvents;
-import io.acceld.kubelet.PreferredAllocation;
 import io.acceld.util.NamedThreads;
 import io.grpc.ServerInterceptor;
 import java.io.IOException;
@@ -55,14 +55,14 @@ public final class Agent implements AutoCloseable {
         new Observers(PluginEvents.NONE, HealthEvents.NONE, List.of());
   }
 
-  public Agent(AgentConfig config, NodeDiscovery discovery, PreferredAllocation preferred) {
+  public Agent(AgentConfig config, NodeDiscovery discovery, DeviceChooser preferred) {
     this(config, discovery, preferred, Observers.NONE, Clock.systemUTC());
   }
 
   public Agent(
       AgentConfig config,
       NodeDiscovery discovery,
-      PreferredAllocation preferred,
+      DeviceChooser preferred,
       Observers observers,
       Clock clock) {
     this.config = config;

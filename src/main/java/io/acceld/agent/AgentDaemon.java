@@ -1,11 +1,11 @@
 package io.acceld.agent;
 
+import io.acceld.allocation.TopologyAwareChooser;
 import io.acceld.config.AgentConfig;
 import io.acceld.config.Settings;
 import io.acceld.health.HealthEvents;
 import io.acceld.inventory.Device;
 import io.acceld.inventory.DeviceJson;
-import io.acceld.kubelet.TopologyAwareAllocation;
 import io.acceld.kubelet.podresources.PodResourcesPoller;
 import io.acceld.metrics.AgentMetrics;
 import io.acceld.metrics.DcgmCollector;
@@ -89,7 +89,7 @@ public final class AgentDaemon implements AutoCloseable {
             new Agent(
                 config,
                 discovery,
-                new TopologyAwareAllocation(),
+                new TopologyAwareChooser(),
                 new Agent.Observers(metrics.kubelet(), health, List.of(metrics.grpc())),
                 Clock.systemUTC()));
     metrics.deviceHealth().follow(agent.inventory());

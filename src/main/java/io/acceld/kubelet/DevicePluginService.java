@@ -1,5 +1,6 @@
 package io.acceld.kubelet;
 
+import io.acceld.allocation.DeviceChooser;
 import io.acceld.inventory.Device;
 import io.acceld.proto.deviceplugin.v1beta1.AllocateRequest;
 import io.acceld.proto.deviceplugin.v1beta1.AllocateResponse;
@@ -44,7 +45,7 @@ final class DevicePluginService extends DevicePluginGrpc.DevicePluginImplBase {
   private final AtomicReference<ResourceView> view;
   private final DevicePluginOptions options;
   private final AllocationResponder responder;
-  private final PreferredAllocation preferred;
+  private final DeviceChooser preferred;
   private final PluginEvents events;
 
   private final Object watchLock = new Object();
@@ -56,7 +57,7 @@ final class DevicePluginService extends DevicePluginGrpc.DevicePluginImplBase {
       ResourceView initial,
       DevicePluginOptions options,
       AllocationResponder responder,
-      PreferredAllocation preferred,
+      DeviceChooser preferred,
       PluginEvents events) {
     this.view = new AtomicReference<>(initial);
     this.options = options;
@@ -209,7 +210,7 @@ final class DevicePluginService extends DevicePluginGrpc.DevicePluginImplBase {
       }
       List<String> chosen =
           preferred.choose(
-              current,
+              current.inventory(),
               container.getAvailableDeviceIDsList(),
               container.getMustIncludeDeviceIDsList(),
               container.getAllocationSize());

@@ -1,5 +1,6 @@
 package io.acceld.kubelet;
 
+import io.acceld.allocation.DeviceChooser;
 import io.acceld.config.AgentConfig;
 import io.acceld.config.Settings;
 import io.acceld.inventory.Device;
@@ -51,7 +52,7 @@ public final class KubeletPublisher implements AutoCloseable {
   private final Path pluginDir;
   private final Path registryDir;
   private final Path kubeletSocket;
-  private final PreferredAllocation preferred;
+  private final DeviceChooser preferred;
   private final PluginEvents events;
   private final List<ServerInterceptor> interceptors;
   private final AllocationResponder responder;
@@ -79,7 +80,7 @@ public final class KubeletPublisher implements AutoCloseable {
 
   public KubeletPublisher(
       AgentConfig config,
-      PreferredAllocation preferred,
+      DeviceChooser preferred,
       PluginEvents events,
       List<ServerInterceptor> interceptors) {
     this.config = config;

@@ -29,18 +29,18 @@ public final class ResourceView {
   private final String advertisedName;
   private final List<AdvertisedDevice> devices;
   private final Map<String, AdvertisedDevice> byKubeletId;
-  private final Topology topology;
+  private final Inventory inventory;
   private final ListAndWatchResponse listAndWatch;
 
   private ResourceView(
-      String resource, String advertisedName, List<AdvertisedDevice> devices, Topology topology) {
+      String resource, String advertisedName, List<AdvertisedDevice> devices, Inventory inventory) {
     this.resource = resource;
     this.advertisedName = advertisedName;
     this.devices = List.copyOf(devices);
     Map<String, AdvertisedDevice> index = new LinkedHashMap<>();
     devices.forEach(d -> index.put(d.kubeletId(), d));
     this.byKubeletId = Collections.unmodifiableMap(index);
-    this.topology = topology;
+    this.inventory = inventory;
     this.listAndWatch = render(devices);
   }
 
@@ -66,8 +66,7 @@ public final class ResourceView {
         advertised.add(new AdvertisedDevice(id, d));
       }
     }
-    return new ResourceView(
-        resource, advertisedName(resource, policy), advertised, inventory.topology());
+    return new ResourceView(resource, advertisedName(resource, policy), advertised, inventory);
   }
 
   private static ListAndWatchResponse render(List<AdvertisedDevice> devices) {
@@ -105,8 +104,13 @@ public final class ResourceView {
     return Optional.ofNullable(byKubeletId.get(kubeletId));
   }
 
+  /** The snapshot this view was built from: the physical devices and their topology. */
+  public Inventory inventory() {
+    return inventory;
+  }
+
   public Topology topology() {
-    return topology;
+    return inventory.topology();
   }
 
   /** The full list as ListAndWatch sends it, built once per view. */

@@ -2,9 +2,9 @@ package io.acceld.testing;
 
 import io.acceld.agent.Agent;
 import io.acceld.agent.NodeDiscovery;
+import io.acceld.allocation.TopologyAwareChooser;
 import io.acceld.config.AgentConfig;
 import io.acceld.config.ConfigLoader;
-import io.acceld.kubelet.TopologyAwareAllocation;
 import io.acceld.simulate.FakeNodeTree;
 import java.io.IOException;
 import java.nio.file.Files;
@@ -23,7 +23,7 @@ public final class AgentHarness implements AutoCloseable {
 
   private AgentHarness(AgentConfig config) {
     this.config = config;
-    this.agent = new Agent(config, NodeDiscovery.open(config, true), new TopologyAwareAllocation());
+    this.agent = new Agent(config, NodeDiscovery.open(config, true), new TopologyAwareChooser());
   }
 
   public static Builder on(FakeNodeTree tree) {
