@@ -144,6 +144,22 @@ public final class Settings {
           Parsers.path(),
           "/var/lib/kubelet/pod-resources/kubelet.sock");
 
+  public static final Setting<Duration> KUBELET_PENDING_LEASE_TTL =
+      new Setting<>(
+          "kubelet-pending-lease-ttl",
+          "DURATION",
+          "How long a device handed out by Allocate stays leased without a pod using it.",
+          Parsers.duration(),
+          "2m");
+
+  public static final Setting<Path> STATE_DIR =
+      new Setting<>(
+          "state-dir",
+          "DIR",
+          "Where the agent keeps its state (the device ledger's checkpoint); created owner-only.",
+          Parsers.path(),
+          "/var/lib/acceld");
+
   public static final Setting<List<Integer>> XID_IGNORE_ADD =
       new Setting<>(
           "xid-ignore-add",
@@ -214,6 +230,8 @@ public final class Settings {
           TELEMETRY_INTERVAL,
           NODE_NAME,
           POD_RESOURCES_SOCKET,
+          KUBELET_PENDING_LEASE_TTL,
+          STATE_DIR,
           XID_IGNORE_ADD,
           XID_IGNORE_REMOVE,
           HEALTH_QUARANTINE,

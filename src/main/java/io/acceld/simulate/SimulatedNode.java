@@ -83,6 +83,7 @@ public final class SimulatedNode implements AutoCloseable {
     s.put(Settings.DEVICE_PLUGIN_DIR, root.resolve("kubelet/device-plugins"));
     s.put(Settings.PLUGINS_REGISTRY_DIR, root.resolve("kubelet/plugins_registry"));
     s.put(Settings.CDI_DIR, root.resolve("cdi"));
+    s.put(Settings.STATE_DIR, root.resolve("state"));
     s.put(Settings.POD_RESOURCES_SOCKET, root.resolve("kubelet/pod-resources/kubelet.sock"));
     return s;
   }

@@ -1,0 +1,100 @@
+package io.acceld.ledger;
+
+import io.acceld.inventory.Device;
+import io.acceld.inventory.Inventory;
+import java.util.ArrayList;
+import java.util.Collections;
+import java.util.EnumMap;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+
+/**
+ * What every publisher reads: the inventory (present devices with their health) and the leases, as
+ * one immutable snapshot. Availability is derived here and stored nowhere: a device is available
+ * when it is present, Healthy, and no slot of it is leased.
+ */
+public final class Availability {
+  public static final Availability EMPTY = new Availability(0, Inventory.EMPTY, List.of());
+
+  private final long version;
+  private final Inventory inventory;
+  private final List<Lease> leases;
+  private final Map<String, List<Lease>> byDevice;
+
+  Availability(long version, Inventory inventory, List<Lease> leases) {
+    this.version = version;
+    this.inventory = inventory;
+    this.leases = List.copyOf(leases);
+    Map<String, List<Lease>> index = new LinkedHashMap<>();
+    for (Lease l : this.leases) {
+      index.computeIfAbsent(l.deviceId(), d -> new ArrayList<>(1)).add(l);
+    }
+    index.replaceAll((d, l) -> List.copyOf(l));
+    this.byDevice = Collections.unmodifiableMap(index);
+  }
+
+  /** Grows by one with every change of leases or inventory. */
+  public long version() {
+    return version;
+  }
+
+  public Inventory inventory() {
+    return inventory;
+  }
+
+  /** Every lease, in the order they were granted. */
+  public List<Lease> leases() {
+    return leases;
+  }
+
+  /** The leases on one physical device: none, one, or one per leased replica. */
+  public List<Lease> leasesOf(String deviceId) {
+    return byDevice.getOrDefault(deviceId, List.of());
+  }
+
+  public boolean isLeased(String deviceId) {
+    return byDevice.containsKey(deviceId);
+  }
+
+  /** Present, Healthy and not leased at all. */
+  public boolean isAvailable(Device device) {
+    return device.isHealthy()
+        && !isLeased(device.id())
+        && inventory.device(device.id()).isPresent();
+  }
+
+  /** The available devices of {@code resource}, in inventory order. */
+  public List<Device> available(String resource) {
+    return inventory.devicesOf(resource).stream().filter(this::isAvailable).toList();
+  }
+
+  /**
+   * A lease on {@code deviceId} held by another side than {@code viewer}: such a device is not the
+   * viewer's to hand out, whatever its health.
+   */
+  public Optional<Lease> heldAgainst(String deviceId, Publisher viewer) {
+    for (Lease l : leasesOf(deviceId)) {
+      if (l.holder().publisher() != viewer) {
+        return Optional.of(l);
+      }
+    }
+    return Optional.empty();
+  }
+
+  /** How many leases each kind of holder has; every kind is present, zero or not. */
+  public Map<HolderKind, Integer> countsByKind() {
+    Map<HolderKind, Integer> counts = new EnumMap<>(HolderKind.class);
+    for (HolderKind k : HolderKind.values()) {
+      counts.put(k, 0);
+    }
+    leases.forEach(l -> counts.merge(l.holder().kind(), 1, Integer::sum));
+    return counts;
+  }
+
+  @Override
+  public String toString() {
+    return "Availability[v" + version + ", " + inventory + ", " + leases.size() + " lease(s)]";
+  }
+}

@@ -1,0 +1,204 @@
+package io.acceld.ledger;
+
+import io.acceld.util.Backoff;
+import java.io.IOException;
+import java.time.Clock;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.Optional;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Writes the ledger's checkpoint on its own thread, {@code acceld-ledger-checkpoint}, so that no
+ * lease call waits for a disk. Each write takes the newest snapshot handed over, so a burst of
+ * changes costs one write.
+ *
+ * <p>When a write fails (disk full, read-only or missing state directory), the leases stay in
+ * memory and are served from there; the failure is logged once at ERROR, the write is retried with
+ * backoff (1 s up to 30 s), {@link #status} says why until it works again, and the recovery is
+ * logged at INFO. Nothing is lost once the disk accepts the write: it always writes the newest
+ * state, never a queue of old ones.
+ */
+public final class CheckpointWriter implements LeaseStore, AutoCloseable {
+  private static final Logger log = LoggerFactory.getLogger(CheckpointWriter.class);
+
+  static final Duration FIRST_RETRY = Duration.ofSeconds(1);
+  static final Duration MAX_RETRY = Duration.ofSeconds(30);
+
+  /** What the writer reports to metrics. */
+  public interface Events {
+    Events NONE = new Events() {};
+
+    default void written(Duration took) {}
+
+    default void failed() {}
+  }
+
+  /**
+   * Whether the checkpoint is being kept.
+   *
+   * @param problem why the last write failed; empty while writes succeed
+   * @param since when writes started failing
+   */
+  public record Status(Optional<String> problem, Optional<Instant> since) {
+    static final Status OK = new Status(Optional.empty(), Optional.empty());
+
+    public boolean ok() {
+      return problem.isEmpty();
+    }
+  }
+
+  private final LeaseCheckpoint checkpoint;
+  private final Clock clock;
+  private final Events events;
+  private final Backoff backoff;
+  private final Thread thread;
+  private final Object lock = new Object();
+
+  // @GuardedBy("lock")
+  private Availability pending;
+  // @GuardedBy("lock")
+  private long persisted = -1;
+  // @GuardedBy("lock")
+  private boolean closed;
+  private volatile Status status = Status.OK;
+
+  public CheckpointWriter(LeaseCheckpoint checkpoint, Clock clock, Events events) {
+    this(checkpoint, clock, events, FIRST_RETRY, MAX_RETRY);
+  }
+
+  CheckpointWriter(
+      LeaseCheckpoint checkpoint,
+      Clock clock,
+      Events events,
+      Duration firstRetry,
+      Duration maxRetry) {
+    this.checkpoint = checkpoint;
+    this.clock = clock;
+    this.events = events;
+    this.backoff = new Backoff(firstRetry, maxRetry);
+    this.thread = new Thread(this::run, "acceld-ledger-checkpoint");
+    this.thread.setDaemon(true);
+    this.thread.start();
+  }
+
+  @Override
+  public void save(Availability snapshot) {
+    synchronized (lock) {
+      if (pending == null || snapshot.version() > pending.version()) {
+        pending = snapshot;
+        lock.notifyAll();
+      }
+    }
+  }
+
+  @Override
+  public boolean awaitPersisted(long version, Duration timeout) throws InterruptedException {
+    long deadline = System.nanoTime() + timeout.toNanos();
+    synchronized (lock) {
+      while (persisted < version) {
+        long left = deadline - System.nanoTime();
+        if (left <= 0 || closed) {
+          return persisted >= version;
+        }
+        lock.wait(Math.max(1, left / 1_000_000));
+      }
+      return true;
+    }
+  }
+
+  public Status status() {
+    return status;
+  }
+
+  private void run() {
+    while (true) {
+      Availability next;
+      synchronized (lock) {
+        while (!closed && (pending == null || pending.version() <= persisted)) {
+          try {
+            lock.wait();
+          } catch (InterruptedException e) {
+            return;
+          }
+        }
+        if (closed) {
+          return;
+        }
+        next = pending;
+      }
+      if (!write(next)) {
+        synchronized (lock) {
+          try {
+            // A close, or nothing: either way, try again (or stop) after the pause.
+            lock.wait(backoff.next().toMillis());
+          } catch (InterruptedException e) {
+            return;
+          }
+        }
+      }
+    }
+  }
+
+  /** One attempt; true if {@code snapshot} is now durable. */
+  private boolean write(Availability snapshot) {
+    long start = System.nanoTime();
+    try {
+      checkpoint.write(snapshot);
+    } catch (IOException | RuntimeException e) {
+      events.failed();
+      if (status.ok()) {
+        status = new Status(Optional.of(e.toString()), Optional.of(clock.instant()));
+        log.error(
+            "Cannot write the lease checkpoint {}: {}; leases are kept in memory and the write is"
+                + " retried (with backoff up to {} s) until it works",
+            checkpoint.file(),
+            e.toString(),
+            MAX_RETRY.toSeconds());
+      } else {
+        status = new Status(Optional.of(e.toString()), status.since());
+        log.debug("Writing the lease checkpoint failed again: {}", e.toString());
+      }
+      return false;
+    }
+    events.written(Duration.ofNanos(System.nanoTime() - start));
+    backoff.reset();
+    if (!status.ok()) {
+      log.info(
+          "The lease checkpoint {} is written again (it failed since {})",
+          checkpoint.file(),
+          status.since().orElse(null));
+      status = Status.OK;
+    }
+    synchronized (lock) {
+      persisted = Math.max(persisted, snapshot.version());
+      lock.notifyAll();
+    }
+    return true;
+  }
+
+  /** Writes what is still pending (one last attempt) and stops the thread. */
+  @Override
+  public void close() {
+    synchronized (lock) {
+      if (closed) {
+        return;
+      }
+      closed = true;
+      lock.notifyAll();
+    }
+    try {
+      thread.join(5_000);
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+    }
+    Availability last;
+    synchronized (lock) {
+      last = pending != null && pending.version() > persisted ? pending : null;
+    }
+    if (last != null) {
+      write(last);
+    }
+  }
+}

@@ -1,0 +1,379 @@
+package io.acceld.ledger;
+
+import io.acceld.inventory.Device;
+import io.acceld.inventory.Inventory;
+import io.acceld.inventory.InventoryDiff;
+import io.acceld.inventory.InventoryStore;
+import io.acceld.inventory.ReplicaId;
+import io.acceld.util.NamedThreads;
+import java.time.Clock;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.Iterator;
+import java.util.LinkedHashMap;
+import java.util.LinkedHashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Objects;
+import java.util.Set;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.RejectedExecutionException;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicReference;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The sole owner of leases: the only object that may say "device X is held by H". Every publisher
+ * (the kubelet side, the Mesos bridge, later a DRA driver) leases through it, and it follows the
+ * inventory, so that what it publishes, {@link Availability}, is the one view of what is present,
+ * healthy and free.
+ *
+ * <p>Rules, enforced here and nowhere else:
+ *
+ * <ul>
+ *   <li>A lease request is atomic: every slot is granted or none is, and a refusal names each
+ *       device and its current holder.
+ *   <li>A slot has at most one holder. A whole-device lease overlaps every replica of the device,
+ *       so a GPU with any kubelet replica leased is not available to Mesos, and a GPU Mesos holds
+ *       has no replica to give the kubelet.
+ *   <li>A device leased by one side ({@link Publisher}) is never leased to another until released.
+ *       Within the kubelet side the kubelet's device manager is the authority, so a new kubelet
+ *       lease takes over an overlapping kubelet lease.
+ *   <li>Release is idempotent.
+ * </ul>
+ *
+ * <p>Every change produces a new {@link Availability} (with a higher version). The {@link
+ * LeaseStore} is handed each one under the lock (it writes the checkpoint on its own thread);
+ * listeners get them on the {@code acceld-ledger} thread, in order, always ending with the newest
+ * (a burst may be folded into its last snapshot). Lease calls therefore cost memory work only,
+ * which keeps the kubelet's Allocate and the Mesos bridge's ACCEPT independent of each other and of
+ * listeners.
+ */
+public final class DeviceLedger implements InventoryStore.Listener, AutoCloseable {
+  private static final Logger log = LoggerFactory.getLogger(DeviceLedger.class);
+
+  /** Receives each new snapshot. Called on the ledger's own thread; must be quick. */
+  @FunctionalInterface
+  public interface Listener {
+    void onChange(Availability current);
+  }
+
+  private final Clock clock;
+  private final LeaseStore store;
+  private final Object lock = new Object();
+
+  // @GuardedBy("lock"): every slot's lease, in grant order.
+  private final Map<ReplicaId, Lease> leases = new LinkedHashMap<>();
+  // @GuardedBy("lock")
+  private Inventory inventory = Inventory.EMPTY;
+  // @GuardedBy("lock")
+  private long version;
+
+  private volatile Availability current = Availability.EMPTY;
+  private final List<Listener> listeners = new CopyOnWriteArrayList<>();
+  private final AtomicReference<Availability> undelivered = new AtomicReference<>();
+  private final ExecutorService dispatcher =
+      Executors.newSingleThreadExecutor(new NamedThreads("acceld-ledger"));
+
+  /**
+   * @param restored leases read back from the checkpoint; they are kept whether or not their
+   *     devices are present yet (discovery has not run, or a device is briefly gone)
+   */
+  public DeviceLedger(Clock clock, LeaseStore store, List<Lease> restored) {
+    this.clock = Objects.requireNonNull(clock, "clock");
+    this.store = Objects.requireNonNull(store, "store");
+    synchronized (lock) {
+      for (Lease l : restored) {
+        List<Lease> overlapping = overlapping(l.slot());
+        if (!overlapping.isEmpty()) {
+          // Cannot happen with a checkpoint we wrote; refuse to start with a slot held twice.
+          log.error(
+              "The checkpoint leases {} to {} and also to {}; keeping the first",
+              l.slot(),
+              overlapping.get(0).describeHolder(),
+              l.describeHolder());
+          continue;
+        }
+        leases.put(l.slot(), l);
+      }
+      current = new Availability(version, inventory, List.copyOf(leases.values()));
+    }
+  }
+
+  /** A ledger with no leases that keeps nothing: for tests of what follows it. */
+  public static DeviceLedger inMemory(Clock clock) {
+    return new DeviceLedger(clock, LeaseStore.NONE, List.of());
+  }
+
+  public Availability current() {
+    return current;
+  }
+
+  /**
+   * Subscribes {@code listener}; it gets the current snapshot first (on the ledger thread), then
+   * every change.
+   */
+  public void subscribe(Listener listener) {
+    listeners.add(Objects.requireNonNull(listener));
+    dispatcher.execute(() -> deliver(listener, current));
+  }
+
+  /** Follows the inventory: a device's presence and health are part of availability. */
+  @Override
+  public void onChange(Inventory next, InventoryDiff diff) {
+    synchronized (lock) {
+      inventory = next;
+      changed();
+    }
+  }
+
+  /**
+   * Leases every slot in {@code slots} to {@code holder}, or none of them.
+   *
+   * <p>A slot is refused when its device is not present, is Unhealthy, or is held by another side.
+   * A slot the holder already has is granted again (a retried call), keeping its original time.
+   *
+   * @param why what hands the devices out, kept with the lease for people
+   */
+  public LeaseResult lease(Holder holder, List<ReplicaId> slots, String why) {
+    Objects.requireNonNull(holder, "holder");
+    Set<ReplicaId> wanted = new LinkedHashSet<>(slots);
+    if (wanted.isEmpty()) {
+      return new LeaseResult.Refused(List.of("no devices were requested"));
+    }
+    synchronized (lock) {
+      List<String> refused = new ArrayList<>();
+      List<Lease> takenOver = new ArrayList<>();
+      for (ReplicaId slot : wanted) {
+        Device device = inventory.device(slot.deviceId()).orElse(null);
+        if (device == null) {
+          refused.add("device " + slot + " is not present on this node");
+          continue;
+        }
+        if (!device.isHealthy()) {
+          refused.add(
+              "device "
+                  + slot
+                  + " is Unhealthy"
+                  + device.healthReason().map(r -> ": " + r).orElse(""));
+          continue;
+        }
+        for (Lease existing : overlapping(slot)) {
+          if (existing.holder().equals(holder)) {
+            continue;
+          }
+          if (holder.publisher().takesOver(existing.holder())) {
+            takenOver.add(existing);
+          } else {
+            refused.add("device " + slot + " is held by " + existing.describeHolder());
+          }
+        }
+      }
+      if (!refused.isEmpty()) {
+        return new LeaseResult.Refused(refused);
+      }
+      Instant now = clock.instant();
+      for (Lease old : takenOver) {
+        leases.remove(old.slot());
+        log.info(
+            "{} takes over {} from {} (the kubelet reassigned it)",
+            holder.describe(),
+            old.slot(),
+            old.describeHolder());
+      }
+      List<Lease> granted = new ArrayList<>();
+      boolean changed = !takenOver.isEmpty();
+      for (ReplicaId slot : wanted) {
+        Lease existing = leases.get(slot);
+        if (existing != null && existing.holder().equals(holder)) {
+          granted.add(existing);
+          continue;
+        }
+        Lease lease = new Lease(slot, holder, now, why);
+        leases.put(slot, lease);
+        granted.add(lease);
+        changed = true;
+      }
+      if (changed) {
+        changed();
+      }
+      return new LeaseResult.Granted(granted, version);
+    }
+  }
+
+  /**
+   * Releases every lease {@code holder} has. Releasing what is not held is not an error.
+   *
+   * @return the released leases
+   */
+  public List<Lease> release(Holder holder) {
+    synchronized (lock) {
+      List<Lease> released = new ArrayList<>();
+      for (Iterator<Lease> it = leases.values().iterator(); it.hasNext(); ) {
+        Lease l = it.next();
+        if (l.holder().equals(holder)) {
+          released.add(l);
+          it.remove();
+        }
+      }
+      if (!released.isEmpty()) {
+        changed();
+      }
+      return released;
+    }
+  }
+
+  /**
+   * Brings the kubelet side's leases in line with what the kubelet reports in use (its
+   * pod-resources API), which is the truth for that side:
+   *
+   * <ul>
+   *   <li>a slot the kubelet shows in a container becomes that container's lease (a pending lease
+   *       is confirmed and keeps its time; a slot we had no lease for, after a lost checkpoint, is
+   *       rebuilt);
+   *   <li>a pod lease whose slot the kubelet no longer shows is released (the pod is gone);
+   *   <li>a pending lease no pod has confirmed after {@code pendingTtl} is released, with a log
+   *       line.
+   * </ul>
+   *
+   * A slot the kubelet shows in a pod but another side holds is a double use that should never
+   * happen; it is logged as an error and the other side keeps its lease.
+   *
+   * @param inUse each slot the kubelet reports, and the container that has it
+   */
+  public void reconcileKubelet(Map<ReplicaId, Holder.KubeletPod> inUse, Duration pendingTtl) {
+    synchronized (lock) {
+      Instant now = clock.instant();
+      boolean changed = false;
+      for (Map.Entry<ReplicaId, Holder.KubeletPod> e : inUse.entrySet()) {
+        ReplicaId slot = e.getKey();
+        Holder.KubeletPod pod = e.getValue();
+        Instant since = now;
+        String why = "seen in use by the kubelet";
+        boolean conflict = false;
+        boolean alreadyHeld = false;
+        for (Lease existing : overlapping(slot)) {
+          if (existing.holder().equals(pod) && existing.slot().equals(slot)) {
+            alreadyHeld = true;
+          } else if (existing.holder().publisher() != Publisher.KUBELET) {
+            conflict = true;
+            log.error(
+                "The kubelet reports {} in use by pod {}, but {} holds it; the lease stays with"
+                    + " that holder",
+                slot,
+                pod.name(),
+                existing.describeHolder());
+          } else {
+            if (existing.holder() instanceof Holder.KubeletPending) {
+              since = existing.since();
+              why = existing.why();
+            }
+            leases.remove(existing.slot());
+            changed = true;
+          }
+        }
+        if (!conflict && !alreadyHeld) {
+          leases.put(slot, new Lease(slot, pod, since, why));
+          changed = true;
+        }
+      }
+      for (Iterator<Lease> it = leases.values().iterator(); it.hasNext(); ) {
+        Lease l = it.next();
+        if (l.holder() instanceof Holder.KubeletPod && !inUse.containsKey(l.slot())) {
+          log.info("Released {}: pod {} no longer uses it", l.slot(), l.holder().name());
+          it.remove();
+          changed = true;
+        } else if (l.holder() instanceof Holder.KubeletPending
+            && !now.isBefore(l.since().plus(pendingTtl))) {
+          log.warn(
+              "Released {}: Allocate handed it out at {} but no pod has used it within {}",
+              l.slot(),
+              l.since(),
+              pendingTtl);
+          it.remove();
+          changed = true;
+        }
+      }
+      if (changed) {
+        changed();
+      }
+    }
+  }
+
+  /** Waits until the checkpoint holds {@code version} or later; see {@link LeaseStore}. */
+  public boolean awaitPersisted(long version, Duration timeout) throws InterruptedException {
+    return store.awaitPersisted(version, timeout);
+  }
+
+  // Called with the lock held.
+  private List<Lease> overlapping(ReplicaId slot) {
+    List<Lease> found = new ArrayList<>(1);
+    if (!slot.isWhole()) {
+      Lease whole = leases.get(ReplicaId.whole(slot.deviceId()));
+      if (whole != null) {
+        found.add(whole);
+      }
+      Lease same = leases.get(slot);
+      if (same != null) {
+        found.add(same);
+      }
+      return found;
+    }
+    for (Lease l : leases.values()) {
+      if (l.slot().overlaps(slot)) {
+        found.add(l);
+      }
+    }
+    return found;
+  }
+
+  // Called with the lock held: publish the new state to the store and the listeners.
+  private void changed() {
+    version++;
+    Availability next = new Availability(version, inventory, List.copyOf(leases.values()));
+    current = next;
+    store.save(next);
+    if (undelivered.getAndSet(next) == null) {
+      try {
+        dispatcher.execute(this::drain);
+      } catch (RejectedExecutionException e) {
+        // closed: nobody is listening any more
+      }
+    }
+  }
+
+  private void drain() {
+    Availability next = undelivered.getAndSet(null);
+    if (next == null) {
+      return;
+    }
+    for (Listener l : listeners) {
+      deliver(l, next);
+    }
+  }
+
+  private static void deliver(Listener listener, Availability snapshot) {
+    try {
+      listener.onChange(snapshot);
+    } catch (RuntimeException e) {
+      log.error("Ledger listener {} failed", listener, e);
+    }
+  }
+
+  @Override
+  public void close() {
+    dispatcher.shutdown();
+    try {
+      if (!dispatcher.awaitTermination(5, TimeUnit.SECONDS)) {
+        dispatcher.shutdownNow();
+      }
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      dispatcher.shutdownNow();
+    }
+  }
+}
