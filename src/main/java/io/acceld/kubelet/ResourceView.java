@@ -5,6 +5,9 @@ import io.acceld.inventory.Device;
 import io.acceld.inventory.Inventory;
 import io.acceld.inventory.ReplicaId;
 import io.acceld.inventory.Topology;
+import io.acceld.ledger.Availability;
+import io.acceld.ledger.Lease;
+import io.acceld.ledger.Publisher;
 import io.acceld.proto.deviceplugin.v1beta1.ListAndWatchResponse;
 import io.acceld.proto.deviceplugin.v1beta1.NUMANode;
 import io.acceld.proto.deviceplugin.v1beta1.TopologyInfo;
@@ -49,12 +52,22 @@ public final class ResourceView {
     return policy.renameShared() ? resource + ".shared" : resource;
   }
 
-  /** The view of {@code resource} in {@code inventory}; empty of devices if it has none. */
+  /** The view of {@code resource} in {@code inventory}, with nothing leased. */
   public static ResourceView of(Inventory inventory, String resource, SharingPolicy policy) {
+    return of(Availability.EMPTY.withInventory(inventory), resource, policy);
+  }
+
+  /**
+   * The view of {@code resource} in {@code availability}; empty of devices if it has none. A device
+   * another side (Mesos) holds is listed Unhealthy, so the kubelet admits no pod onto it.
+   */
+  public static ResourceView of(Availability availability, String resource, SharingPolicy policy) {
+    Inventory inventory = availability.inventory();
     List<AdvertisedDevice> advertised = new ArrayList<>();
     for (Device d : inventory.devicesOf(resource)) {
+      Optional<Lease> elsewhere = availability.heldAgainst(d.id(), Publisher.KUBELET);
       if (!policy.isShared()) {
-        advertised.add(new AdvertisedDevice(d.id(), d));
+        advertised.add(new AdvertisedDevice(d.id(), d, elsewhere));
         continue;
       }
       for (int k = 0; k < policy.replicas(); k++) {
@@ -63,7 +76,7 @@ public final class ResourceView {
           log.error("Cannot share {}: replica ID {} exceeds 63 characters", d.id(), id);
           break;
         }
-        advertised.add(new AdvertisedDevice(id, d));
+        advertised.add(new AdvertisedDevice(id, d, elsewhere));
       }
     }
     return new ResourceView(resource, advertisedName(resource, policy), advertised, inventory);
@@ -75,7 +88,7 @@ public final class ResourceView {
       io.acceld.proto.deviceplugin.v1beta1.Device.Builder d =
           io.acceld.proto.deviceplugin.v1beta1.Device.newBuilder()
               .setID(a.kubeletId())
-              .setHealth(a.device().health().wireValue());
+              .setHealth(a.advertisedHealth().wireValue());
       // Topology only when known: the kubelet treats a device with topology as NUMA-aligned.
       if (a.device().numaNode() >= 0) {
         d.setTopology(

@@ -35,6 +35,11 @@ public final class Availability {
     this.byDevice = Collections.unmodifiableMap(index);
   }
 
+  /** This snapshot's leases over another inventory: for views of an inventory alone. */
+  public Availability withInventory(Inventory next) {
+    return new Availability(version, next, leases);
+  }
+
   /** Grows by one with every change of leases or inventory. */
   public long version() {
     return version;

@@ -131,45 +131,70 @@ public final class DeviceLedger implements InventoryStore.Listener, AutoCloseabl
     }
   }
 
+  /** One holder's part of a lease call. */
+  public record Request(Holder holder, List<ReplicaId> slots, String why) {
+    public Request {
+      Objects.requireNonNull(holder, "holder");
+      slots = List.copyOf(slots);
+      Objects.requireNonNull(why, "why");
+    }
+  }
+
   /**
    * Leases every slot in {@code slots} to {@code holder}, or none of them.
-   *
-   * <p>A slot is refused when its device is not present, is Unhealthy, or is held by another side.
-   * A slot the holder already has is granted again (a retried call), keeping its original time.
    *
    * @param why what hands the devices out, kept with the lease for people
    */
   public LeaseResult lease(Holder holder, List<ReplicaId> slots, String why) {
-    Objects.requireNonNull(holder, "holder");
-    Set<ReplicaId> wanted = new LinkedHashSet<>(slots);
-    if (wanted.isEmpty()) {
+    return lease(List.of(new Request(holder, slots, why)));
+  }
+
+  /**
+   * Grants every request (one per holder, such as the containers of one Allocate), or none.
+   *
+   * <p>A slot is refused when its device is not present, is Unhealthy, or is held by another side
+   * (or requested twice by different holders of this call). A slot the holder already has is
+   * granted again (a retried call), keeping its original time.
+   */
+  public LeaseResult lease(List<Request> requests) {
+    if (requests.isEmpty() || requests.stream().allMatch(r -> r.slots().isEmpty())) {
       return new LeaseResult.Refused(List.of("no devices were requested"));
     }
     synchronized (lock) {
       List<String> refused = new ArrayList<>();
-      List<Lease> takenOver = new ArrayList<>();
-      for (ReplicaId slot : wanted) {
-        Device device = inventory.device(slot.deviceId()).orElse(null);
-        if (device == null) {
-          refused.add("device " + slot + " is not present on this node");
-          continue;
-        }
-        if (!device.isHealthy()) {
-          refused.add(
-              "device "
-                  + slot
-                  + " is Unhealthy"
-                  + device.healthReason().map(r -> ": " + r).orElse(""));
-          continue;
-        }
-        for (Lease existing : overlapping(slot)) {
-          if (existing.holder().equals(holder)) {
+      Set<Lease> takenOver = new LinkedHashSet<>();
+      Map<ReplicaId, Holder> claimed = new LinkedHashMap<>();
+      for (Request request : requests) {
+        Holder holder = request.holder();
+        for (ReplicaId slot : new LinkedHashSet<>(request.slots())) {
+          Device device = inventory.device(slot.deviceId()).orElse(null);
+          if (device == null) {
+            refused.add("device " + slot + " is not present on this node");
             continue;
           }
-          if (holder.publisher().takesOver(existing.holder())) {
-            takenOver.add(existing);
-          } else {
-            refused.add("device " + slot + " is held by " + existing.describeHolder());
+          if (!device.isHealthy()) {
+            refused.add(
+                "device "
+                    + slot
+                    + " is Unhealthy"
+                    + device.healthReason().map(r -> ": " + r).orElse(""));
+            continue;
+          }
+          for (Map.Entry<ReplicaId, Holder> other : claimed.entrySet()) {
+            if (other.getKey().overlaps(slot) && !other.getValue().equals(holder)) {
+              refused.add("device " + slot + " is requested twice in one call");
+            }
+          }
+          claimed.put(slot, holder);
+          for (Lease existing : overlapping(slot)) {
+            if (existing.holder().equals(holder)) {
+              continue;
+            }
+            if (holder.publisher().takesOver(existing.holder())) {
+              takenOver.add(existing);
+            } else {
+              refused.add("device " + slot + " is held by " + existing.describeHolder());
+            }
           }
         }
       }
@@ -177,26 +202,32 @@ public final class DeviceLedger implements InventoryStore.Listener, AutoCloseabl
         return new LeaseResult.Refused(refused);
       }
       Instant now = clock.instant();
+      boolean changed = false;
       for (Lease old : takenOver) {
-        leases.remove(old.slot());
-        log.info(
-            "{} takes over {} from {} (the kubelet reassigned it)",
-            holder.describe(),
-            old.slot(),
-            old.describeHolder());
+        if (leases.remove(old.slot(), old)) {
+          changed = true;
+          log.info(
+              "{} takes over {} from {} (the kubelet reassigned it)",
+              claimed.get(old.slot()) == null
+                  ? "A new kubelet allocation"
+                  : claimed.get(old.slot()).describe(),
+              old.slot(),
+              old.describeHolder());
+        }
       }
       List<Lease> granted = new ArrayList<>();
-      boolean changed = !takenOver.isEmpty();
-      for (ReplicaId slot : wanted) {
-        Lease existing = leases.get(slot);
-        if (existing != null && existing.holder().equals(holder)) {
-          granted.add(existing);
-          continue;
+      for (Request request : requests) {
+        for (ReplicaId slot : new LinkedHashSet<>(request.slots())) {
+          Lease existing = leases.get(slot);
+          if (existing != null && existing.holder().equals(request.holder())) {
+            granted.add(existing);
+            continue;
+          }
+          Lease lease = new Lease(slot, request.holder(), now, request.why());
+          leases.put(slot, lease);
+          granted.add(lease);
+          changed = true;
         }
-        Lease lease = new Lease(slot, holder, now, why);
-        leases.put(slot, lease);
-        granted.add(lease);
-        changed = true;
       }
       if (changed) {
         changed();
