@@ -7,6 +7,12 @@ import io.acceld.agent.NodeDiscovery;
 import io.acceld.config.AgentConfig;
 import io.acceld.config.ConfigLoader;
 import io.acceld.allocation.TopologyAwareChooser;
+import io.acceld.health.HealthEvents;
+import io.acceld.inventory.InventoryStore;
+import io.acceld.kubelet.KubeletPublisher;
+import io.acceld.kubelet.PluginEvents;
+import io.acceld.ledger.DeviceLedger;
+import java.time.Clock;
 import io.acceld.transport.UnixGrpc;
 import io.acceld.proto.deviceplugin.v1beta1.DevicePluginGrpc;
 import io.acceld.proto.deviceplugin.v1beta1.Empty;
@@ -73,9 +79,18 @@ public final class HealthLatencyHarness {
             Optional.empty());
     Control control = Native.load(library.toString(), Control.class);
 
-    try (Agent agent = new Agent(config, NodeDiscovery.open(config, true), new TopologyAwareChooser());
+    // The pipeline and the kubelet side, composed as AgentDaemon composes them (without metrics).
+    InventoryStore store = new InventoryStore();
+    DeviceLedger ledger = DeviceLedger.inMemory(Clock.systemUTC());
+    store.subscribe(ledger);
+    try (DeviceLedger closesLedger = ledger;
+        Agent agent =
+            new Agent(config, NodeDiscovery.open(config, true), store, HealthEvents.NONE, Clock.systemUTC());
+        KubeletPublisher kubelet =
+            new KubeletPublisher(config, new TopologyAwareChooser(), PluginEvents.NONE, List.of(), ledger);
         UnixGrpc grpc = new UnixGrpc("latency-client", 1)) {
       agent.start();
+      kubelet.start();
       ManagedChannel channel = grpc.channel(plugins.resolve("acceld-nvidia.com_gpu.sock"));
       BlockingQueue<Stamped> updates = new LinkedBlockingQueue<>();
       DevicePluginGrpc.newStub(channel)

@@ -10,7 +10,7 @@ import io.acceld.inventory.Topology;
 import io.acceld.metrics.AgentMetrics;
 import io.acceld.telemetry.GpuTelemetry;
 import io.acceld.telemetry.TelemetrySample;
-import io.acceld.kubelet.podresources.PodRef;
+import io.acceld.ledger.Holder;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.HashMap;
@@ -54,7 +54,7 @@ public class ScrapeBenchmark {
   public void setUp() {
     List<Device> devices = new ArrayList<>();
     List<GpuTelemetry> gpus = new ArrayList<>();
-    Map<String, PodRef> owners = new HashMap<>();
+    Map<String, Holder.KubeletPod> owners = new HashMap<>();
     for (int i = 0; i < GPUS; i++) {
       String uuid = String.format(Locale.ROOT, "GPU-%08x-1111-2222-3333-%012x", i, i);
       String pci = String.format(Locale.ROOT, "0000:%02x:00.0", 0x10 + i);
@@ -98,7 +98,7 @@ public class ScrapeBenchmark {
               OptionalLong.of((long) i << 30),
               OptionalLong.of(85_899_345_920L - ((long) i << 30))));
       if (i % 2 == 0) {
-        owners.put(uuid, new PodRef("trainer-" + i, "ml", "worker"));
+        owners.put(uuid, new Holder.KubeletPod("ml", "trainer-" + i, "worker"));
       }
     }
     TelemetrySample sample = new TelemetrySample(Instant.now(), gpus);

@@ -7,6 +7,9 @@ import io.acceld.config.SharingPolicy;
 import io.acceld.inventory.Device;
 import io.acceld.inventory.Health;
 import io.acceld.inventory.Inventory;
+import io.acceld.inventory.InventoryDiff;
+import io.acceld.ledger.LedgerStorage;
+import java.time.Clock;
 import io.acceld.inventory.NodeInfo;
 import io.acceld.inventory.NvidiaDetails;
 import io.acceld.inventory.PcieLevel;
@@ -57,6 +60,7 @@ public class KubeletRpcBenchmark {
   int devices;
 
   private Path dir;
+  private LedgerStorage storage;
   private UnixGrpc grpc;
   private ExecutorService executor;
   private boolean directExecutor;
@@ -83,14 +87,19 @@ public class KubeletRpcBenchmark {
     }
     Inventory inventory = new Inventory(gpus, NodeInfo.EMPTY, topology.build());
     ResourceView view = ResourceView.of(inventory, "nvidia.com/gpu", SharingPolicy.NONE);
+    dir = Files.createTempDirectory("acceld-bench-");
+    // The production ledger, checkpointing to disk on its own thread as the agent does.
+    storage = LedgerStorage.open(dir.resolve("state"), Clock.systemUTC());
+    storage.ledger().onChange(inventory, InventoryDiff.between(Inventory.EMPTY, inventory));
     DevicePluginService service =
         new DevicePluginService(
             view,
             DevicePluginOptions.newBuilder().setGetPreferredAllocationAvailable(true).build(),
             new AllocationResponder(Path.of("/dev"), true, Optional.empty()),
             new TopologyAwareChooser(),
-            PluginEvents.NONE);
-    dir = Files.createTempDirectory("acceld-bench-");
+            PluginEvents.NONE,
+            storage.ledger(),
+            new PendingAllocations(Clock.systemUTC()));
     grpc = new UnixGrpc("bench-grpc", 2);
     executor = Executors.newFixedThreadPool(4);
     // Production runs these handlers on the transport threads (see KubeletPublisher); measure that.
@@ -144,7 +153,10 @@ public class KubeletRpcBenchmark {
     server.close();
     executor.shutdownNow();
     grpc.close();
-    Files.deleteIfExists(dir);
+    storage.close();
+    try (var files = Files.walk(dir)) {
+      files.sorted(java.util.Comparator.reverseOrder()).forEach(f -> f.toFile().delete());
+    }
   }
 
   @Benchmark

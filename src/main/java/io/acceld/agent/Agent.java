@@ -1,6 +1,5 @@
 package io.acceld.agent;
 
-import io.acceld.allocation.DeviceChooser;
 import io.acceld.config.AgentConfig;
 import io.acceld.config.Settings;
 import io.acceld.health.HealthEvents;
@@ -13,15 +12,9 @@ import io.acceld.inventory.Device;
 import io.acceld.inventory.Inventory;
 import io.acceld.inventory.InventoryDiff;
 import io.acceld.inventory.InventoryStore;
-import io.acceld.kubelet.KubeletPublisher;
-import io.acceld.kubelet.PluginEvents;
 import io.acceld.util.NamedThreads;
-import io.grpc.ServerInterceptor;
-import java.io.IOException;
-import java.io.UncheckedIOException;
 import java.time.Clock;
 import java.time.Duration;
-import java.util.List;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
@@ -29,48 +22,42 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * The long-running agent. Discovery produces snapshots of what is present; the health monitor
- * records what went wrong since; the agent publishes the two combined to the {@link
- * InventoryStore}, which the kubelet servers (and metrics) follow. Discovery runs on an interval
- * and whenever the presence monitor sees devices or device nodes come and go.
+ * The pipeline: discovery → inventory → health → ledger. Discovery produces snapshots of what is
+ * present; health monitoring, which follows discovery's raw snapshots, records what went wrong
+ * since; the agent publishes the two combined to the {@link InventoryStore}, which the {@link
+ * io.acceld.ledger.DeviceLedger} follows. Publishers (the kubelet side, metrics, the Mesos bridge)
+ * are not the pipeline's business: they are composed around it ({@link AgentDaemon}) and read the
+ * ledger. Discovery runs on an interval and whenever the presence monitor sees devices or device
+ * nodes come and go.
  */
 public final class Agent implements AutoCloseable {
   private static final Logger log = LoggerFactory.getLogger(Agent.class);
 
   private final AgentConfig config;
   private final NodeDiscovery discovery;
-  private final InventoryStore store = new InventoryStore();
-  private final HealthLedger ledger;
+  private final InventoryStore store;
+  private final HealthLedger marks;
   private final HealthMonitor health;
-  private final KubeletPublisher kubelet;
   private final Object publishLock = new Object();
   private volatile Inventory discovered = Inventory.EMPTY;
   private final ScheduledExecutorService discoveryThread =
       Executors.newSingleThreadScheduledExecutor(new NamedThreads("acceld-discovery"));
 
-  /** What the agent reports to, besides the kubelet: metrics, mostly. */
-  public record Observers(
-      PluginEvents pluginEvents, HealthEvents health, List<ServerInterceptor> grpcInterceptors) {
-    public static final Observers NONE =
-        new Observers(PluginEvents.NONE, HealthEvents.NONE, List.of());
-  }
-
-  public Agent(AgentConfig config, NodeDiscovery discovery, DeviceChooser preferred) {
-    this(config, discovery, preferred, Observers.NONE, Clock.systemUTC());
-  }
-
+  /**
+   * @param store where the pipeline publishes; created by the caller, so that what follows it (the
+   *     ledger, telemetry, metrics) can exist before the agent
+   * @param events what health sees that is worth counting (metrics)
+   */
   public Agent(
       AgentConfig config,
       NodeDiscovery discovery,
-      DeviceChooser preferred,
-      Observers observers,
+      InventoryStore store,
+      HealthEvents events,
       Clock clock) {
     this.config = config;
     this.discovery = discovery;
-    this.ledger = new HealthLedger(clock, config.get(Settings.HEALTH_QUARANTINE));
-    this.kubelet =
-        new KubeletPublisher(
-            config, preferred, observers.pluginEvents(), observers.grpcInterceptors());
+    this.store = store;
+    this.marks = new HealthLedger(clock, config.get(Settings.HEALTH_QUARANTINE));
     HealthListener listener =
         new HealthListener() {
           @Override
@@ -80,19 +67,19 @@ public final class Agent implements AutoCloseable {
 
           @Override
           public void xid(Device device, int xid, boolean ignored) {
-            observers.health().xid(device, xid, ignored);
+            events.xid(device, xid, ignored);
           }
 
           @Override
           public void singleBitEcc(Device device) {
-            observers.health().singleBitEcc(device);
+            events.singleBitEcc(device);
           }
         };
     this.health =
         new HealthMonitor(
             discovery.nvml(),
-            store::current,
-            ledger,
+            () -> discovered,
+            marks,
             listener,
             this::rediscoverSoon,
             clock,
@@ -109,27 +96,18 @@ public final class Agent implements AutoCloseable {
     return store;
   }
 
-  public KubeletPublisher kubelet() {
-    return kubelet;
-  }
-
-  /** True while the agent's loops run: discovery, the kubelet socket watcher and health. */
+  /** True while the agent's loops run: discovery and health. */
   public boolean alive() {
-    return !discoveryThread.isShutdown() && kubelet.alive() && health.alive();
+    return !discoveryThread.isShutdown() && health.alive();
   }
 
   /**
-   * Discovers once, synchronously, starts the kubelet servers on that inventory, the health
-   * monitor, and background rediscovery.
+   * Discovers once, synchronously (so the store holds the node before any publisher starts), then
+   * starts the health monitor and background rediscovery.
    */
   public void start() {
     store.subscribe(Agent::logChange);
     rescan();
-    try {
-      kubelet.start(store);
-    } catch (IOException e) {
-      throw new UncheckedIOException("cannot watch the kubelet's directories", e);
-    }
     health.start();
     Duration interval = config.get(Settings.RESCAN_INTERVAL);
     if (!interval.isZero()) {
@@ -157,7 +135,7 @@ public final class Agent implements AutoCloseable {
   /** Publishes what discovery found, with the health marks applied. */
   private void republish() {
     synchronized (publishLock) {
-      store.publish(HealthOverlay.apply(discovered, ledger.active()));
+      store.publish(HealthOverlay.apply(discovered, marks.active()));
     }
   }
 
@@ -198,7 +176,6 @@ public final class Agent implements AutoCloseable {
 
   @Override
   public void close() {
-    kubelet.close();
     health.close();
     discoveryThread.shutdownNow();
     try {

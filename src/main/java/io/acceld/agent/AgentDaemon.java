@@ -3,10 +3,13 @@ package io.acceld.agent;
 import io.acceld.allocation.TopologyAwareChooser;
 import io.acceld.config.AgentConfig;
 import io.acceld.config.Settings;
-import io.acceld.health.HealthEvents;
-import io.acceld.inventory.Device;
 import io.acceld.inventory.DeviceJson;
+import io.acceld.inventory.InventoryStore;
+import io.acceld.kubelet.KubeletPublisher;
 import io.acceld.kubelet.podresources.PodResourcesPoller;
+import io.acceld.ledger.DeviceLedger;
+import io.acceld.ledger.Holder;
+import io.acceld.ledger.LedgerStorage;
 import io.acceld.metrics.AgentMetrics;
 import io.acceld.metrics.DcgmCollector;
 import io.acceld.metrics.MetricsServer;
@@ -19,20 +22,26 @@ import java.time.Clock;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
-import java.util.concurrent.atomic.AtomicReference;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * Everything {@code acceld run} runs: the agent, its metrics, GPU telemetry, the pod-resources
- * poller and the HTTP endpoints. Closing it stops them in the reverse order, kubelet servers first
- * so their sockets go away before anything else.
+ * Everything {@code acceld run} runs, composed around the pipeline: the inventory store and the
+ * device ledger first (the ledger restored from its checkpoint before anything serves), then what
+ * follows them (telemetry, metrics), the pipeline itself ({@link Agent}), and the publishers: the
+ * kubelet side (device-plugin servers and the pod-resources poller that keeps its leases true) and
+ * the HTTP endpoints. Publishers never know of each other; each reads the ledger.
+ *
+ * <p>Closing it stops the parts in the reverse order, kubelet servers before the pipeline so their
+ * sockets go away first, and the ledger last, after a final checkpoint write.
  */
 public final class AgentDaemon implements AutoCloseable {
   private static final Logger log = LoggerFactory.getLogger(AgentDaemon.class);
 
   private final List<AutoCloseable> parts = new ArrayList<>();
   private Agent agent;
+  private DeviceLedger ledger;
+  private KubeletPublisher kubelet;
   private MetricsServer server;
 
   private AgentDaemon() {}
@@ -49,11 +58,20 @@ public final class AgentDaemon implements AutoCloseable {
   }
 
   private void startParts(AgentConfig config) throws IOException {
+    Clock clock = Clock.systemUTC();
+    LedgerStorage storage = keep(LedgerStorage.open(config.get(Settings.STATE_DIR), clock));
+    ledger = storage.ledger();
+    InventoryStore store = new InventoryStore();
+    store.subscribe(ledger);
     NodeDiscovery discovery = NodeDiscovery.open(config, true);
-    UnixGrpc podGrpc = keep(new UnixGrpc("acceld-podresources", 1));
-    PodResourcesPoller pods =
-        keep(new PodResourcesPoller(config.get(Settings.POD_RESOURCES_SOCKET), podGrpc));
-    AtomicReference<GpuTelemetrySampler> telemetry = new AtomicReference<>();
+    Optional<GpuTelemetrySampler> telemetry =
+        discovery
+            .nvml()
+            .map(
+                nvml ->
+                    keep(
+                        new GpuTelemetrySampler(
+                            nvml, store::current, config.get(Settings.TELEMETRY_INTERVAL))));
     AgentMetrics metrics =
         keep(
             AgentMetrics.builder()
@@ -62,51 +80,36 @@ public final class AgentDaemon implements AutoCloseable {
                         config.get(Settings.NODE_NAME), config.get(Settings.PROC_ROOT)))
                 .nvmlCallStats(() -> discovery.nvml().map(n -> n.callStats()))
                 .telemetry(
-                    () ->
-                        Optional.ofNullable(telemetry.get())
-                            .map(GpuTelemetrySampler::latest)
-                            .orElse(TelemetrySample.EMPTY))
-                .podOwners(pods::owner)
+                    () -> telemetry.map(GpuTelemetrySampler::latest).orElse(TelemetrySample.EMPTY))
+                .podOwners(this::podHolding)
+                .ledger(ledger::current, Optional.of(storage.writer()))
                 .dcgmLabels(
                     config.get(Settings.DCGM_MODEL_LABEL).equals("modelName")
                         ? DcgmCollector.LabelNames.DCGM_EXPORTER
                         : DcgmCollector.LabelNames.PROMTOOL_CLEAN)
                 .build());
-    HealthEvents health =
-        new HealthEvents() {
-          @Override
-          public void xid(Device device, int xid, boolean ignored) {
-            metrics.xids().record(device.resource(), device.id(), xid);
-          }
-
-          @Override
-          public void singleBitEcc(Device device) {
-            metrics.ecc().recordCorrected(device.resource(), device.id());
-          }
-        };
-    agent =
+    metrics.deviceHealth().follow(store);
+    agent = keep(new Agent(config, discovery, store, metrics.healthEvents(), clock));
+    kubelet =
         keep(
-            new Agent(
+            new KubeletPublisher(
                 config,
-                discovery,
                 new TopologyAwareChooser(),
-                new Agent.Observers(metrics.kubelet(), health, List.of(metrics.grpc())),
-                Clock.systemUTC()));
-    metrics.deviceHealth().follow(agent.inventory());
+                metrics.kubelet(),
+                List.of(metrics.grpc()),
+                ledger));
+    UnixGrpc podGrpc = keep(new UnixGrpc("acceld-podresources", 1));
+    PodResourcesPoller pods =
+        keep(
+            new PodResourcesPoller(
+                config.get(Settings.POD_RESOURCES_SOCKET),
+                podGrpc,
+                ledger,
+                kubelet::serves,
+                config.get(Settings.KUBELET_PENDING_LEASE_TTL)));
     agent.start();
-    discovery
-        .nvml()
-        .ifPresent(
-            nvml -> {
-              GpuTelemetrySampler sampler =
-                  keep(
-                      new GpuTelemetrySampler(
-                          nvml,
-                          agent.inventory()::current,
-                          config.get(Settings.TELEMETRY_INTERVAL)));
-              telemetry.set(sampler);
-              sampler.start();
-            });
+    kubelet.start();
+    telemetry.ifPresent(GpuTelemetrySampler::start);
     pods.start();
     server =
         keep(
@@ -115,14 +118,24 @@ public final class AgentDaemon implements AutoCloseable {
                 metrics.registry(),
                 () ->
                     agent.alive()
+                        && kubelet.alive()
                         && pods.alive()
-                        && Optional.ofNullable(telemetry.get())
-                            .map(GpuTelemetrySampler::alive)
-                            .orElse(true),
-                () -> agent.kubelet().ready(),
+                        && telemetry.map(GpuTelemetrySampler::alive).orElse(true),
+                kubelet::ready,
                 () ->
-                    DeviceJson.render(agent.inventory().current(), config.get(Settings.DEV_ROOT))
+                    DeviceJson.render(
+                            DeviceListing.rows(
+                                ledger.current(), config::sharing, config.get(Settings.DEV_ROOT)))
                         + "\n"));
+  }
+
+  /** The pod holding {@code deviceId}, for the pod labels of its GPU series. */
+  private Optional<Holder.KubeletPod> podHolding(String deviceId) {
+    return ledger.current().leasesOf(deviceId).stream()
+        .map(l -> l.holder())
+        .filter(Holder.KubeletPod.class::isInstance)
+        .map(Holder.KubeletPod.class::cast)
+        .findFirst();
   }
 
   private <T extends AutoCloseable> T keep(T part) {
@@ -134,14 +147,19 @@ public final class AgentDaemon implements AutoCloseable {
     return agent;
   }
 
+  public DeviceLedger ledger() {
+    return ledger;
+  }
+
+  public KubeletPublisher kubelet() {
+    return kubelet;
+  }
+
   public MetricsServer metricsServer() {
     return server;
   }
 
-  /**
-   * Stops everything in reverse order of start: the HTTP server, the telemetry sampler (before NVML
-   * is shut down), then the agent, whose kubelet servers and sockets go first.
-   */
+  /** Stops everything in reverse order of start. */
   @Override
   public void close() {
     for (int i = parts.size() - 1; i >= 0; i--) {

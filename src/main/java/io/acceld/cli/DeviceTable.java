@@ -12,7 +12,8 @@ import java.util.Map;
  */
 final class DeviceTable {
   private static final List<String> HEADER =
-      List.of("RESOURCE", "ID", "MODEL", "PCI", "NUMA", "HEALTH", "DEVICE NODES");
+      List.of(
+          "RESOURCE", "ID", "MODEL", "PCI", "NUMA", "HEALTH", "HOLDER", "SINCE", "DEVICE NODES");
 
   private DeviceTable() {}
 
@@ -33,6 +34,8 @@ final class DeviceTable {
               text(d.get("pciAddress")),
               text(d.get("numaNode")),
               text(d.get("health")) + (reason == null ? "" : " (" + reason + ")"),
+              holder(d),
+              text(d.get("heldSince")),
               String.join(" ", nodes(d).stream().map(n -> relative(nodeDir, n)).toList())));
     }
     int[] widths = new int[HEADER.size()];
@@ -60,6 +63,21 @@ final class DeviceTable {
         .findFirst()
         .ifPresent(d -> out.append("NVIDIA driver ").append(d.get("driverVersion")).append('\n'));
     return out.toString();
+  }
+
+  /**
+   * {@code pod ns/name/container}, {@code mesos framework/task}, {@code pending}, or {@code free}.
+   */
+  private static String holder(Map<String, Object> d) {
+    String kind = text(d.get("holderKind"));
+    String name = text(d.get("holder"));
+    return switch (kind) {
+      case "kubelet_pod" -> "pod " + name;
+      case "mesos_task" -> "mesos " + name;
+      case "kubelet_pending" -> "pending";
+      case "" -> "";
+      default -> kind;
+    };
   }
 
   private static String text(Object value) {

@@ -1,8 +1,13 @@
 package io.acceld.cli;
 
+import io.acceld.agent.DeviceListing;
 import io.acceld.agent.NodeDiscovery;
+import io.acceld.config.AgentConfig;
 import io.acceld.config.Settings;
 import io.acceld.inventory.DeviceJson;
+import io.acceld.ledger.Availability;
+import io.acceld.ledger.Lease;
+import io.acceld.ledger.LeaseCheckpoint;
 import java.io.IOException;
 import java.net.URI;
 import java.net.http.HttpClient;
@@ -47,13 +52,32 @@ final class DevicesCommand extends AgentCommand {
     } else {
       try (Loaded loaded = load();
           NodeDiscovery discovery = NodeDiscovery.open(loaded.config())) {
-        rows = DeviceJson.rows(discovery.scan(), loaded.config().get(Settings.DEV_ROOT));
+        AgentConfig config = loaded.config();
+        rows =
+            DeviceListing.rows(
+                Availability.of(discovery.scan(), leases(config)),
+                config::sharing,
+                config.get(Settings.DEV_ROOT));
       }
     }
     String text = json ? DeviceJson.render(rows) + "\n" : DeviceTable.render(rows);
     context.out().print(text);
     context.out().flush();
     return 0;
+  }
+
+  /**
+   * The leases of the last checkpoint, read without touching it: a running agent's live view is
+   * {@code --agent}. Unreadable or absent means no leases shown, with a note on stderr.
+   */
+  private List<Lease> leases(AgentConfig config) {
+    LeaseCheckpoint checkpoint = new LeaseCheckpoint(config.get(Settings.STATE_DIR));
+    try {
+      return checkpoint.read();
+    } catch (LeaseCheckpoint.UnusableException e) {
+      context.err().println("note: holders not shown: " + checkpoint.file() + " " + e.getMessage());
+      return List.of();
+    }
   }
 
   private List<Map<String, Object>> fromAgent(URI base) throws Exception {

@@ -21,4 +21,9 @@ public record SharingPolicy(int replicas, boolean renameShared) {
   public boolean isShared() {
     return replicas > 1;
   }
+
+  /** The name {@code resource} is advertised under: itself, or {@code <resource>.shared}. */
+  public String advertisedName(String resource) {
+    return renameShared ? resource + ".shared" : resource;
+  }
 }

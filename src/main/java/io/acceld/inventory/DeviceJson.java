@@ -26,6 +26,14 @@ public final class DeviceJson {
   public static List<Map<String, Object>> rows(Inventory inventory, Path devRoot) {
     List<Map<String, Object>> rows = new ArrayList<>();
     for (Device d : inventory.devices()) {
+      rows.add(row(d, inventory, devRoot));
+    }
+    return rows;
+  }
+
+  /** The row of one device of {@code inventory}. */
+  public static Map<String, Object> row(Device d, Inventory inventory, Path devRoot) {
+    {
       Map<String, Object> row = new LinkedHashMap<>();
       row.put("resource", d.resource());
       row.put("id", d.id());
@@ -51,9 +59,8 @@ public final class DeviceJson {
                 n.computeCapability().ifPresent(cc -> row.put("computeCapability", cc));
                 n.migEnabled().ifPresent(mig -> row.put("migEnabled", mig));
               });
-      rows.add(row);
+      return row;
     }
-    return rows;
   }
 
   public static String render(List<Map<String, Object>> rows) {

@@ -2,6 +2,9 @@ package io.acceld.kubelet;
 
 import io.acceld.allocation.DeviceChooser;
 import io.acceld.inventory.Device;
+import io.acceld.inventory.ReplicaId;
+import io.acceld.ledger.DeviceLedger;
+import io.acceld.ledger.LeaseResult;
 import io.acceld.proto.deviceplugin.v1beta1.AllocateRequest;
 import io.acceld.proto.deviceplugin.v1beta1.AllocateResponse;
 import io.acceld.proto.deviceplugin.v1beta1.ContainerAllocateRequest;
@@ -32,8 +35,11 @@ import org.slf4j.LoggerFactory;
 
 /**
  * The {@code v1beta1.DevicePlugin} service of one resource. Every answer comes from the current
- * {@link ResourceView}, an immutable value swapped in by {@link #update}; Allocate therefore does
- * pure memory work and is idempotent.
+ * {@link ResourceView}, an immutable value swapped in by {@link #update}, and from the {@link
+ * DeviceLedger}: Allocate records a pending lease for each container's devices before it answers,
+ * so a device the kubelet was just given is never offered to Mesos, and a device Mesos took a
+ * moment ago is refused with {@code FAILED_PRECONDITION} naming its holder. Both are memory work
+ * only (the ledger writes its checkpoint on its own thread).
  *
  * <p>ListAndWatch follows grpc-java's health-service watch: watchers are kept under one lock, each
  * gets the full list when it opens and again after every change, and a stream is never completed
@@ -47,6 +53,8 @@ final class DevicePluginService extends DevicePluginGrpc.DevicePluginImplBase {
   private final AllocationResponder responder;
   private final DeviceChooser preferred;
   private final PluginEvents events;
+  private final DeviceLedger ledger;
+  private final PendingAllocations pending;
 
   private final Object watchLock = new Object();
   // Guarded by watchLock; identity semantics, as observers have no meaningful equals.
@@ -58,8 +66,12 @@ final class DevicePluginService extends DevicePluginGrpc.DevicePluginImplBase {
       DevicePluginOptions options,
       AllocationResponder responder,
       DeviceChooser preferred,
-      PluginEvents events) {
+      PluginEvents events,
+      DeviceLedger ledger,
+      PendingAllocations pending) {
     this.view = new AtomicReference<>(initial);
+    this.ledger = ledger;
+    this.pending = pending;
     this.options = options;
     this.responder = responder;
     this.preferred = preferred;
@@ -147,9 +159,28 @@ final class DevicePluginService extends DevicePluginGrpc.DevicePluginImplBase {
       }
       // Resolve every container first: one bad ID means nothing at all is handed out.
       List<List<Device>> resolved = new ArrayList<>();
+      List<DeviceLedger.Request> leases = new ArrayList<>();
       int index = 0;
       for (ContainerAllocateRequest container : request.getContainerRequestsList()) {
-        resolved.add(resolve(current, container.getDevicesIdsList(), index++));
+        resolved.add(resolve(current, container.getDevicesIdsList(), index));
+        leases.add(
+            new DeviceLedger.Request(
+                pending.next(),
+                container.getDevicesIdsList().stream().map(ReplicaId::parse).toList(),
+                "Allocate of "
+                    + current.advertisedName()
+                    + " (container "
+                    + index
+                    + " of "
+                    + request.getContainerRequestsCount()
+                    + ")"));
+        index++;
+      }
+      // Write before acknowledge: the leases are the ledger's before the kubelet hears yes.
+      if (ledger.lease(leases) instanceof LeaseResult.Refused refused) {
+        throw Status.FAILED_PRECONDITION
+            .withDescription("cannot allocate: " + refused.message())
+            .asRuntimeException();
       }
       AllocateResponse.Builder out = AllocateResponse.newBuilder();
       int handedOut = 0;
@@ -162,7 +193,10 @@ final class DevicePluginService extends DevicePluginGrpc.DevicePluginImplBase {
       response.onCompleted();
     } catch (StatusRuntimeException e) {
       log.warn(
-          "Allocate of {} refused: {}", current.advertisedName(), e.getStatus().getDescription());
+          "Allocate of {} refused ({}): {}",
+          current.advertisedName(),
+          e.getStatus().getCode(),
+          e.getStatus().getDescription());
       response.onError(e);
     }
   }
@@ -235,6 +269,17 @@ final class DevicePluginService extends DevicePluginGrpc.DevicePluginImplBase {
         return;
       }
       Device d = advertised.get().device();
+      if (advertised.get().heldElsewhere().isPresent()) {
+        response.onError(
+            Status.FAILED_PRECONDITION
+                .withDescription(
+                    "device ID \""
+                        + id
+                        + "\" is held by "
+                        + advertised.get().heldElsewhere().get().describeHolder())
+                .asRuntimeException());
+        return;
+      }
       if (!d.isHealthy()) {
         response.onError(
             Status.FAILED_PRECONDITION

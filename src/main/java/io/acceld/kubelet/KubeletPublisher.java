@@ -4,9 +4,8 @@ import io.acceld.allocation.DeviceChooser;
 import io.acceld.config.AgentConfig;
 import io.acceld.config.Settings;
 import io.acceld.inventory.Device;
-import io.acceld.inventory.Inventory;
-import io.acceld.inventory.InventoryDiff;
-import io.acceld.inventory.InventoryStore;
+import io.acceld.ledger.Availability;
+import io.acceld.ledger.DeviceLedger;
 import io.acceld.proto.deviceplugin.v1beta1.DevicePluginOptions;
 import io.acceld.proto.deviceplugin.v1beta1.RegisterRequest;
 import io.acceld.transport.UnixGrpc;
@@ -16,6 +15,7 @@ import io.grpc.BindableService;
 import io.grpc.ServerInterceptor;
 import java.io.IOException;
 import java.nio.file.Path;
+import java.time.Clock;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
@@ -58,6 +58,8 @@ public final class KubeletPublisher implements AutoCloseable {
   private final AllocationResponder responder;
   private final Optional<CdiSpecWriter> cdi;
   private final DevicePluginOptions options;
+  private final DeviceLedger ledger;
+  private final PendingAllocations pending;
 
   private final UnixGrpc grpc = new UnixGrpc("acceld-grpc", 2);
 
@@ -74,6 +76,8 @@ public final class KubeletPublisher implements AutoCloseable {
   private final KubeletRegistrar registrar;
 
   private final Map<String, Plugin> plugins = new LinkedHashMap<>();
+  // Every name served since start: a resource whose devices are briefly gone is still ours.
+  private final Set<String> everServed = new java.util.HashSet<>();
   private DirectoryWatcher watcher;
   private SocketIdentity kubeletKey;
   private boolean closed;
@@ -82,8 +86,11 @@ public final class KubeletPublisher implements AutoCloseable {
       AgentConfig config,
       DeviceChooser preferred,
       PluginEvents events,
-      List<ServerInterceptor> interceptors) {
+      List<ServerInterceptor> interceptors,
+      DeviceLedger ledger) {
     this.config = config;
+    this.ledger = ledger;
+    this.pending = new PendingAllocations(Clock.systemUTC());
     this.mode = RegistrationMode.parse(config.get(Settings.KUBELET_REGISTRATION));
     this.pluginDir = config.get(Settings.DEVICE_PLUGIN_DIR);
     this.registryDir = config.get(Settings.PLUGINS_REGISTRY_DIR);
@@ -110,8 +117,8 @@ public final class KubeletPublisher implements AutoCloseable {
     this.registrar = new KubeletRegistrar(kubeletSocket, grpc, scheduler);
   }
 
-  /** Serves what {@code store} holds now and follows its changes. */
-  public void start(InventoryStore store) throws IOException {
+  /** Serves what the ledger shows now and follows its changes. */
+  public void start() throws IOException {
     Path socketDir = mode == RegistrationMode.PLUGIN_WATCHER ? registryDir : pluginDir;
     List<Path> watched = new ArrayList<>(List.of(socketDir));
     if (mode == RegistrationMode.CLASSIC && !socketDir.equals(pluginDir)) {
@@ -125,23 +132,19 @@ public final class KubeletPublisher implements AutoCloseable {
         "Serving the kubelet over Unix sockets with {} ({} registration)",
         grpc.usesEpoll() ? "epoll" : "NIO (epoll unavailable)",
         mode.name().toLowerCase(java.util.Locale.ROOT).replace('_', '-'));
-    store.subscribe(this::onChange);
-    reconcile(store.current());
+    reconcile(ledger.current());
+    ledger.subscribe(this::reconcile);
     watcher.start();
   }
 
-  private void onChange(Inventory current, InventoryDiff diff) {
-    reconcile(current);
-  }
-
-  /** Brings the servers in line with {@code inventory}. */
-  synchronized void reconcile(Inventory inventory) {
+  /** Brings the servers in line with {@code availability}. */
+  synchronized void reconcile(Availability availability) {
     if (closed) {
       return;
     }
     Map<String, ResourceView> desired = new LinkedHashMap<>();
-    for (String resource : inventory.resources()) {
-      ResourceView view = ResourceView.of(inventory, resource, config.sharing(resource));
+    for (String resource : availability.inventory().resources()) {
+      ResourceView view = ResourceView.of(availability, resource, config.sharing(resource));
       desired.put(view.advertisedName(), view);
     }
     for (var it = plugins.entrySet().iterator(); it.hasNext(); ) {
@@ -158,6 +161,7 @@ public final class KubeletPublisher implements AutoCloseable {
           if (plugin == null) {
             plugin = new Plugin(view);
             plugins.put(name, plugin);
+            everServed.add(name);
             plugin.writeCdi(view);
             plugin.startAndRegister();
           } else {
@@ -221,6 +225,11 @@ public final class KubeletPublisher implements AutoCloseable {
     return state;
   }
 
+  /** Whether {@code advertisedName} is a resource this agent serves (or served since start). */
+  public synchronized boolean serves(String advertisedName) {
+    return everServed.contains(advertisedName);
+  }
+
   /** True once every resource is registered (or, with registration none, serving). */
   public synchronized boolean ready() {
     return plugins.values().stream().allMatch(p -> p.registered);
@@ -263,7 +272,8 @@ public final class KubeletPublisher implements AutoCloseable {
 
     Plugin(ResourceView view) {
       this.name = view.advertisedName();
-      this.service = new DevicePluginService(view, options, responder, preferred, events);
+      this.service =
+          new DevicePluginService(view, options, responder, preferred, events, ledger, pending);
       List<BindableService> services = new ArrayList<>(List.of(service));
       Path dir = pluginDir;
       if (mode == RegistrationMode.PLUGIN_WATCHER) {

@@ -49,7 +49,7 @@ public final class ResourceView {
 
   /** The name a resource is advertised under with {@code policy}. */
   public static String advertisedName(String resource, SharingPolicy policy) {
-    return policy.renameShared() ? resource + ".shared" : resource;
+    return policy.advertisedName(resource);
   }
 
   /** The view of {@code resource} in {@code inventory}, with nothing leased. */

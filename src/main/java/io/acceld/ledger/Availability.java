@@ -35,6 +35,14 @@ public final class Availability {
     this.byDevice = Collections.unmodifiableMap(index);
   }
 
+  /**
+   * A snapshot outside any ledger: an inventory and leases read back from a checkpoint, for a
+   * one-shot listing.
+   */
+  public static Availability of(Inventory inventory, List<Lease> leases) {
+    return new Availability(0, inventory, leases);
+  }
+
   /** This snapshot's leases over another inventory: for views of an inventory alone. */
   public Availability withInventory(Inventory next) {
     return new Availability(version, next, leases);

@@ -1,11 +1,13 @@
 package io.acceld.ledger;
 
+import io.acceld.util.AtomicFiles;
 import io.acceld.util.Backoff;
 import java.io.IOException;
 import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.Optional;
+import java.util.concurrent.atomic.AtomicLong;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -26,15 +28,6 @@ public final class CheckpointWriter implements LeaseStore, AutoCloseable {
   static final Duration FIRST_RETRY = Duration.ofSeconds(1);
   static final Duration MAX_RETRY = Duration.ofSeconds(30);
 
-  /** What the writer reports to metrics. */
-  public interface Events {
-    Events NONE = new Events() {};
-
-    default void written(Duration took) {}
-
-    default void failed() {}
-  }
-
   /**
    * Whether the checkpoint is being kept.
    *
@@ -51,7 +44,6 @@ public final class CheckpointWriter implements LeaseStore, AutoCloseable {
 
   private final LeaseCheckpoint checkpoint;
   private final Clock clock;
-  private final Events events;
   private final Backoff backoff;
   private final Thread thread;
   private final Object lock = new Object();
@@ -64,19 +56,18 @@ public final class CheckpointWriter implements LeaseStore, AutoCloseable {
   private boolean closed;
   private volatile Status status = Status.OK;
 
-  public CheckpointWriter(LeaseCheckpoint checkpoint, Clock clock, Events events) {
-    this(checkpoint, clock, events, FIRST_RETRY, MAX_RETRY);
+  private final AtomicLong writes = new AtomicLong();
+  private final AtomicLong failures = new AtomicLong();
+  private final AtomicLong writeNanos = new AtomicLong();
+
+  public CheckpointWriter(LeaseCheckpoint checkpoint, Clock clock) {
+    this(checkpoint, clock, FIRST_RETRY, MAX_RETRY);
   }
 
   CheckpointWriter(
-      LeaseCheckpoint checkpoint,
-      Clock clock,
-      Events events,
-      Duration firstRetry,
-      Duration maxRetry) {
+      LeaseCheckpoint checkpoint, Clock clock, Duration firstRetry, Duration maxRetry) {
     this.checkpoint = checkpoint;
     this.clock = clock;
-    this.events = events;
     this.backoff = new Backoff(firstRetry, maxRetry);
     this.thread = new Thread(this::run, "acceld-ledger-checkpoint");
     this.thread.setDaemon(true);
@@ -112,6 +103,21 @@ public final class CheckpointWriter implements LeaseStore, AutoCloseable {
     return status;
   }
 
+  /** Successful writes since start. */
+  public long writes() {
+    return writes.get();
+  }
+
+  /** Failed write attempts since start. */
+  public long failures() {
+    return failures.get();
+  }
+
+  /** Time spent in successful writes since start. */
+  public Duration writeTime() {
+    return Duration.ofNanos(writeNanos.get());
+  }
+
   private void run() {
     while (true) {
       Availability next;
@@ -145,9 +151,11 @@ public final class CheckpointWriter implements LeaseStore, AutoCloseable {
   private boolean write(Availability snapshot) {
     long start = System.nanoTime();
     try {
+      AtomicFiles.createDirectories(
+          checkpoint.file().getParent(), AtomicFiles.DIRECTORY_OWNER_ONLY);
       checkpoint.write(snapshot);
     } catch (IOException | RuntimeException e) {
-      events.failed();
+      failures.incrementAndGet();
       if (status.ok()) {
         status = new Status(Optional.of(e.toString()), Optional.of(clock.instant()));
         log.error(
@@ -162,7 +170,8 @@ public final class CheckpointWriter implements LeaseStore, AutoCloseable {
       }
       return false;
     }
-    events.written(Duration.ofNanos(System.nanoTime() - start));
+    writeNanos.addAndGet(System.nanoTime() - start);
+    writes.incrementAndGet();
     backoff.reset();
     if (!status.ok()) {
       log.info(

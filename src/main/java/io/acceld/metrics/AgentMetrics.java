@@ -1,6 +1,10 @@
 package io.acceld.metrics;
 
-import io.acceld.kubelet.podresources.PodRef;
+import io.acceld.health.HealthEvents;
+import io.acceld.inventory.Device;
+import io.acceld.ledger.Availability;
+import io.acceld.ledger.CheckpointWriter;
+import io.acceld.ledger.Holder;
 import io.acceld.nvml.NvmlCallStats;
 import io.acceld.telemetry.TelemetrySample;
 import io.micrometer.prometheusmetrics.PrometheusConfig;
@@ -20,7 +24,8 @@ import java.util.function.Supplier;
  *     .hostname(NodeName.resolve(config.get(Settings.NODE_NAME), config.get(Settings.PROC_ROOT)))
  *     .nvmlCallStats(() -> nvml.map(Nvml::callStats))
  *     .telemetry(sampler::latest)
- *     .podOwners(poller::owner)
+ *     .podOwners(id -> ...the ledger's pod lease of id...)
+ *     .ledger(ledger::current, Optional.of(checkpointWriter))
  *     .build();
  * metrics.deviceHealth().follow(agent.inventory());
  * // PluginEvents: metrics.kubelet(); ServerInterceptor: metrics.grpc(); XIDs: metrics.xids()
@@ -46,6 +51,22 @@ public final class AgentMetrics implements AutoCloseable {
     grpc.bindTo(registry);
     new NvmlMetrics(b.nvmlCallStats).bindTo(registry);
     new DcgmCollector(b.telemetry, xids, b.podOwners, b.hostname, b.dcgmLabels).bindTo(registry);
+    new LedgerMetrics(b.ledger, b.checkpoint).bindTo(registry);
+  }
+
+  /** What health monitoring reports that is worth counting: XIDs and corrected ECC errors. */
+  public HealthEvents healthEvents() {
+    return new HealthEvents() {
+      @Override
+      public void xid(Device device, int xid, boolean ignored) {
+        xids.record(device.resource(), device.id(), xid);
+      }
+
+      @Override
+      public void singleBitEcc(Device device) {
+        ecc.recordCorrected(device.resource(), device.id());
+      }
+    };
   }
 
   public static Builder builder() {
@@ -94,7 +115,9 @@ public final class AgentMetrics implements AutoCloseable {
     private String hostname;
     private Supplier<Optional<NvmlCallStats>> nvmlCallStats = Optional::empty;
     private Supplier<TelemetrySample> telemetry = () -> TelemetrySample.EMPTY;
-    private Function<String, Optional<PodRef>> podOwners = id -> Optional.empty();
+    private Function<String, Optional<Holder.KubeletPod>> podOwners = id -> Optional.empty();
+    private Supplier<Availability> ledger = () -> Availability.EMPTY;
+    private Optional<CheckpointWriter> checkpoint = Optional.empty();
     private DcgmCollector.LabelNames dcgmLabels = DcgmCollector.LabelNames.DCGM_EXPORTER;
 
     private Builder() {}
@@ -117,9 +140,16 @@ public final class AgentMetrics implements AutoCloseable {
       return this;
     }
 
-    /** Usually {@code poller::owner}; default: no pod labels. */
-    public Builder podOwners(Function<String, Optional<PodRef>> owners) {
+    /** The pod holding a device, from the ledger; default: no pod labels. */
+    public Builder podOwners(Function<String, Optional<Holder.KubeletPod>> owners) {
       this.podOwners = Objects.requireNonNull(owners, "owners");
+      return this;
+    }
+
+    /** The ledger's current snapshot and its checkpoint writer; default: no leases. */
+    public Builder ledger(Supplier<Availability> ledger, Optional<CheckpointWriter> checkpoint) {
+      this.ledger = Objects.requireNonNull(ledger, "ledger");
+      this.checkpoint = Objects.requireNonNull(checkpoint, "checkpoint");
       return this;
     }
 

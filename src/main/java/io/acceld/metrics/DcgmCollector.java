@@ -1,6 +1,6 @@
 package io.acceld.metrics;
 
-import io.acceld.kubelet.podresources.PodRef;
+import io.acceld.ledger.Holder;
 import io.acceld.telemetry.GpuTelemetry;
 import io.acceld.telemetry.TelemetrySample;
 import io.micrometer.core.instrument.MeterRegistry;
@@ -62,7 +62,7 @@ public final class DcgmCollector implements MeterBinder, MultiCollector {
 
   private final Supplier<TelemetrySample> telemetry;
   private final XidMetrics xids;
-  private final Function<String, Optional<PodRef>> owners;
+  private final Function<String, Optional<Holder.KubeletPod>> owners;
   private final String hostname;
   private final LabelNames labelNames;
   private final List<Field> fields;
@@ -70,7 +70,7 @@ public final class DcgmCollector implements MeterBinder, MultiCollector {
   public DcgmCollector(
       Supplier<TelemetrySample> telemetry,
       XidMetrics xids,
-      Function<String, Optional<PodRef>> owners,
+      Function<String, Optional<Holder.KubeletPod>> owners,
       String hostname,
       LabelNames labelNames) {
     this.telemetry = Objects.requireNonNull(telemetry, "telemetry");
@@ -163,7 +163,7 @@ public final class DcgmCollector implements MeterBinder, MultiCollector {
             gpu.modelName(),
             labelNames.hostname(),
             hostname);
-    Optional<PodRef> owner = owners.apply(gpu.deviceId());
+    Optional<Holder.KubeletPod> owner = owners.apply(gpu.deviceId());
     return owner
         .map(
             p ->

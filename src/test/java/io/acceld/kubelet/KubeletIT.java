@@ -353,12 +353,12 @@ class KubeletIT {
     kubelet();
     AgentHarness first = start(agent());
     kubelet.awaitRegistered(NVIDIA, REGISTRATION);
-    Path socket = first.agent().kubelet().socketOf(NVIDIA).orElseThrow();
+    Path socket = first.kubelet().socketOf(NVIDIA).orElseThrow();
 
     AgentHarness second = start(agent());
 
-    assertThat(second.agent().kubelet().registrations().get(NVIDIA)).isFalse();
-    assertThat(first.agent().kubelet().registrations().get(NVIDIA)).isTrue();
+    assertThat(second.kubelet().registrations().get(NVIDIA)).isFalse();
+    assertThat(first.kubelet().registrations().get(NVIDIA)).isTrue();
     assertThat(socket).exists();
     assertThat(kubelet.isConnected(NVIDIA)).isTrue();
     assertThat(kubelet.registrations().get(NVIDIA)).isEqualTo(1);
@@ -369,14 +369,14 @@ class KubeletIT {
     kubelet();
     AgentHarness harness = start(agent().flag("presence-poll-interval", "200ms"));
     kubelet.awaitDevices(AMD, l -> l.size() == 2, REGISTRATION);
-    Path socket = harness.agent().kubelet().socketOf(AMD).orElseThrow();
+    Path socket = harness.kubelet().socketOf(AMD).orElseThrow();
 
     node.tree().unplug("0000:c1:00.0");
     node.tree().unplug("0000:c2:00.0");
 
     kubelet.awaitStreamEnded(AMD, Duration.ofSeconds(5));
     kubelet.awaitCondition("socket removed", () -> !Files.exists(socket), Duration.ofSeconds(5));
-    assertThat(harness.agent().kubelet().registrations()).containsOnlyKeys(NVIDIA);
+    assertThat(harness.kubelet().registrations()).containsOnlyKeys(NVIDIA);
     assertThat(kubelet.isConnected(NVIDIA)).isTrue();
   }
 
@@ -385,7 +385,7 @@ class KubeletIT {
     kubelet();
     AgentHarness harness = start(agent());
     kubelet.awaitRegistered(NVIDIA, REGISTRATION);
-    Path socket = harness.agent().kubelet().socketOf(NVIDIA).orElseThrow();
+    Path socket = harness.kubelet().socketOf(NVIDIA).orElseThrow();
 
     harness.close();
 

@@ -69,7 +69,7 @@ class KubeletRestartIT {
     assertThat(Duration.between(socketBack, again.registeredAt())).isLessThan(RECOVERY);
     assertThat(kubelet.awaitDevices(NVIDIA, l -> l.size() == 8, RECOVERY))
         .allSatisfy(d -> assertThat(d.healthy()).isTrue());
-    assertThat(agent.agent().kubelet().ready()).isTrue();
+    assertThat(agent.kubelet().ready()).isTrue();
   }
 
   @Test
@@ -96,7 +96,7 @@ class KubeletRestartIT {
     KubeletDouble kubelet =
         keep(KubeletDouble.builder(root.resolve("kubelet/device-plugins")).startLate());
     AgentHarness agent = startAgent(kubelet);
-    assertThat(agent.agent().kubelet().ready()).isFalse();
+    assertThat(agent.kubelet().ready()).isFalse();
 
     kubelet.listen();
     Instant listening = Instant.now();

@@ -39,8 +39,7 @@ class PluginWatcherIT {
           .isEqualTo(registry.resolve("acceld-amd.com_gpu.sock"));
       kubelet.awaitDevices("amd.com/gpu", l -> l.size() == 2, Duration.ofSeconds(3));
       kubelet.awaitNotification(n -> n.registered(), Duration.ofSeconds(5));
-      kubelet.awaitCondition(
-          "agent ready", () -> agent.agent().kubelet().ready(), Duration.ofSeconds(5));
+      kubelet.awaitCondition("agent ready", () -> agent.kubelet().ready(), Duration.ofSeconds(5));
       assertThat(kubelet.allocateOne("amd.com/gpu", List.of("0000:41:00.0")).getDevicesCount())
           .isEqualTo(3);
     }

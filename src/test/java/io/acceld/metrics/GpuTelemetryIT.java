@@ -6,7 +6,7 @@ import io.acceld.inventory.Device;
 import io.acceld.inventory.Health;
 import io.acceld.inventory.Inventory;
 import io.acceld.inventory.NvidiaDetails;
-import io.acceld.kubelet.podresources.PodRef;
+import io.acceld.ledger.Holder;
 import io.acceld.nvml.Nvml;
 import io.acceld.simulate.NvmlScenario;
 import io.acceld.telemetry.GpuTelemetry;
@@ -58,7 +58,7 @@ class GpuTelemetryIT {
   @Test
   void gaugesUseDcgmNamesUnitsAndLabels() {
     open(NvmlScenarios.h100s(2), inventory(2));
-    PodRef trainer = new PodRef("trainer-0", "ml", "worker");
+    Holder.KubeletPod trainer = new Holder.KubeletPod("ml", "trainer-0", "worker");
     bind(id -> id.equals(NvmlScenarios.uuid(0)) ? Optional.of(trainer) : Optional.empty());
 
     sampler.sampleNow();
@@ -247,7 +247,7 @@ class GpuTelemetryIT {
     sampler = new GpuTelemetrySampler(nvml, () -> inventory, Duration.ofSeconds(10));
   }
 
-  private void bind(java.util.function.Function<String, Optional<PodRef>> owners) {
+  private void bind(java.util.function.Function<String, Optional<Holder.KubeletPod>> owners) {
     new DcgmCollector(
             sampler::latest, xids, owners, "node-1", DcgmCollector.LabelNames.DCGM_EXPORTER)
         .bindTo(registry);

@@ -3,7 +3,7 @@ package io.acceld.metrics;
 import io.acceld.inventory.Device;
 import io.acceld.inventory.Health;
 import io.acceld.inventory.InventoryStore;
-import io.acceld.kubelet.podresources.PodRef;
+import io.acceld.ledger.Holder;
 import io.acceld.nvml.Nvml;
 import io.acceld.proto.deviceplugin.v1beta1.AllocateRequest;
 import io.acceld.proto.deviceplugin.v1beta1.DevicePluginGrpc;
@@ -46,10 +46,10 @@ final class PopulatedAgent implements AutoCloseable {
     fake = NvmlDouble.create(dir.resolve("nvml"), NvmlScenarios.h100s(4));
     nvml = fake.open();
     sampler = new GpuTelemetrySampler(nvml, store::current, Duration.ofSeconds(10));
-    Map<String, PodRef> owners =
+    Map<String, Holder.KubeletPod> owners =
         Map.of(
-            NvmlScenarios.uuid(0), new PodRef("trainer-0", "ml", "worker"),
-            NvmlScenarios.uuid(1), new PodRef("notebook-7f9c", "research", "jupyter"));
+            NvmlScenarios.uuid(0), new Holder.KubeletPod("ml", "trainer-0", "worker"),
+            NvmlScenarios.uuid(1), new Holder.KubeletPod("research", "notebook-7f9c", "jupyter"));
     metrics =
         AgentMetrics.builder()
             .hostname("gpu-node-1")

@@ -5,25 +5,54 @@ import io.acceld.agent.NodeDiscovery;
 import io.acceld.allocation.TopologyAwareChooser;
 import io.acceld.config.AgentConfig;
 import io.acceld.config.ConfigLoader;
+import io.acceld.config.Settings;
+import io.acceld.health.HealthEvents;
+import io.acceld.inventory.InventoryStore;
+import io.acceld.kubelet.KubeletPublisher;
+import io.acceld.kubelet.PluginEvents;
+import io.acceld.ledger.DeviceLedger;
+import io.acceld.ledger.LedgerStorage;
 import io.acceld.simulate.FakeNodeTree;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.time.Clock;
 import java.util.HashMap;
+import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 
 /**
- * A real agent on a fixture tree, configured through the same flags an operator uses. Tests start
- * it against a kubelet double whose directories it is given.
+ * A real agent on a fixture tree, configured through the same flags an operator uses: the pipeline,
+ * the device ledger (checkpointed under the scratch directory) and the kubelet side, composed as
+ * {@code AgentDaemon} composes them but without metrics and HTTP. Tests start it against a kubelet
+ * double whose directories it is given.
  */
 public final class AgentHarness implements AutoCloseable {
   private final Agent agent;
   private final AgentConfig config;
+  private final LedgerStorage storage;
+  private final KubeletPublisher kubelet;
 
   private AgentHarness(AgentConfig config) {
     this.config = config;
-    this.agent = new Agent(config, NodeDiscovery.open(config, true), new TopologyAwareChooser());
+    Clock clock = Clock.systemUTC();
+    this.storage = LedgerStorage.open(config.get(Settings.STATE_DIR), clock);
+    InventoryStore store = new InventoryStore();
+    store.subscribe(storage.ledger());
+    this.agent =
+        new Agent(config, NodeDiscovery.open(config, true), store, HealthEvents.NONE, clock);
+    this.kubelet =
+        new KubeletPublisher(
+            config, new TopologyAwareChooser(), PluginEvents.NONE, List.of(), storage.ledger());
+  }
+
+  public KubeletPublisher kubelet() {
+    return kubelet;
+  }
+
+  public DeviceLedger ledger() {
+    return storage.ledger();
   }
 
   public static Builder on(FakeNodeTree tree) {
@@ -40,7 +69,9 @@ public final class AgentHarness implements AutoCloseable {
 
   @Override
   public void close() {
+    kubelet.close();
     agent.close();
+    storage.close();
   }
 
   /** Flags by key (without the dashes), plus an optional YAML file. */
@@ -75,8 +106,11 @@ public final class AgentHarness implements AutoCloseable {
         Files.writeString(f, yaml);
         file = Optional.of(f);
       }
-      AgentHarness harness = new AgentHarness(ConfigLoader.load(flags, Map.of(), file));
+      Map<String, String> all = new HashMap<>(flags);
+      all.putIfAbsent("state-dir", scratch.resolve("state").toString());
+      AgentHarness harness = new AgentHarness(ConfigLoader.load(all, Map.of(), file));
       harness.agent.start();
+      harness.kubelet.start();
       return harness;
     }
   }

@@ -30,6 +30,11 @@ public final class LogCapture implements AutoCloseable {
         .toList();
   }
 
+  /** Every formatted message, at any level, in order. */
+  public List<String> messages() {
+    return appender.list.stream().map(ILoggingEvent::getFormattedMessage).toList();
+  }
+
   @Override
   public void close() {
     logger.detachAppender(appender);

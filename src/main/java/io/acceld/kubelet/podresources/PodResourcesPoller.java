@@ -1,6 +1,6 @@
 package io.acceld.kubelet.podresources;
 
-import io.acceld.inventory.ReplicaId;
+import io.acceld.ledger.DeviceLedger;
 import io.acceld.proto.podresources.v1.ListPodResourcesRequest;
 import io.acceld.proto.podresources.v1.ListPodResourcesResponse;
 import io.acceld.proto.podresources.v1.PodResourcesListerGrpc;
@@ -10,29 +10,31 @@ import io.grpc.ManagedChannel;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
-import java.util.Map;
 import java.util.Objects;
-import java.util.Optional;
 import java.util.concurrent.Executors;
 import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
+import java.util.function.Predicate;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * Learns which pod uses which device by polling the kubelet's {@code v1.PodResourcesLister/List} on
- * its Unix socket, so GPU metrics can carry {@code pod}, {@code namespace} and {@code container}
- * labels.
+ * Keeps the ledger's kubelet leases true to the kubelet: polls its {@code
+ * v1.PodResourcesLister/List} on its Unix socket and, after each answer, confirms pending leases as
+ * the pods that use them, releases the leases of pods that are gone and expires pending leases no
+ * pod confirmed within {@code --kubelet-pending-lease-ttl} ({@link DeviceLedger#reconcileKubelet}).
+ * The leases are also what gives GPU metrics their {@code pod}, {@code namespace} and {@code
+ * container} labels.
  *
  * <p>Polls once per interval (default 1 s, well under the kubelet's 100 QPS limit). While the
  * socket does not exist (no kubelet, or not Kubernetes at all) it only checks for the file, without
  * logging. When a call fails it backs off exponentially up to {@code maxBackoff}; the first failure
- * of a run is logged at WARN, the rest at DEBUG. The last good map is kept through failures: a
- * kubelet that is restarting does not move pods.
+ * of a run is logged at WARN, the rest at DEBUG. Leases are only ever changed after an answer:
+ * while the socket is absent or calls fail they are kept, never dropped (a kubelet that is
+ * restarting does not move pods).
  *
- * <p>Runs on its own thread, {@code acceld-podresources}; {@link #owner} only reads an immutable
- * map.
+ * <p>Runs on its own thread, {@code acceld-podresources}.
  */
 public final class PodResourcesPoller implements AutoCloseable {
   private static final Logger log = LoggerFactory.getLogger(PodResourcesPoller.class);
@@ -50,7 +52,9 @@ public final class PodResourcesPoller implements AutoCloseable {
   private final ScheduledExecutorService thread =
       Executors.newSingleThreadScheduledExecutor(new NamedThreads("acceld-podresources"));
 
-  private volatile Map<String, PodRef> owners = Map.of();
+  private final DeviceLedger ledger;
+  private final Predicate<String> ours;
+  private final Duration pendingTtl;
 
   // Confined to the poller thread.
   private ManagedChannel channel;
@@ -58,12 +62,31 @@ public final class PodResourcesPoller implements AutoCloseable {
   private boolean failing;
   private boolean socketSeen;
 
-  /** Polls every second, backing off up to 30 s on errors. */
-  public PodResourcesPoller(Path socket, UnixGrpc grpc) {
-    this(socket, grpc, DEFAULT_INTERVAL, DEFAULT_MAX_BACKOFF);
+  /**
+   * Polls every second, backing off up to 30 s on errors.
+   *
+   * @param ours whether a resource name is one this agent advertises
+   */
+  public PodResourcesPoller(
+      Path socket,
+      UnixGrpc grpc,
+      DeviceLedger ledger,
+      Predicate<String> ours,
+      Duration pendingTtl) {
+    this(socket, grpc, ledger, ours, pendingTtl, DEFAULT_INTERVAL, DEFAULT_MAX_BACKOFF);
   }
 
-  public PodResourcesPoller(Path socket, UnixGrpc grpc, Duration interval, Duration maxBackoff) {
+  public PodResourcesPoller(
+      Path socket,
+      UnixGrpc grpc,
+      DeviceLedger ledger,
+      Predicate<String> ours,
+      Duration pendingTtl,
+      Duration interval,
+      Duration maxBackoff) {
+    this.ledger = Objects.requireNonNull(ledger, "ledger");
+    this.ours = Objects.requireNonNull(ours, "ours");
+    this.pendingTtl = Objects.requireNonNull(pendingTtl, "pendingTtl");
     this.socket = Objects.requireNonNull(socket, "socket");
     this.grpc = Objects.requireNonNull(grpc, "grpc");
     if (interval.isNegative() || interval.isZero() || maxBackoff.compareTo(interval) < 0) {
@@ -75,27 +98,14 @@ public final class PodResourcesPoller implements AutoCloseable {
     this.backoff = interval;
   }
 
-  /** Starts polling in the background; the first poll runs at once. */
   /** Whether the loop still runs; its task catches its own failures, so only close ends it. */
   public boolean alive() {
     return !thread.isShutdown();
   }
 
+  /** Starts polling in the background; the first poll runs at once. */
   public void start() {
     schedule(Duration.ZERO);
-  }
-
-  /**
-   * The container using {@code deviceId}. A replica ID ({@code <id>::<k>}) is looked up by its
-   * physical ID. Empty if no container holds the device or nothing is known yet.
-   */
-  public Optional<PodRef> owner(String deviceId) {
-    return Optional.ofNullable(owners.get(ReplicaId.physicalOf(deviceId)));
-  }
-
-  /** The whole current map, physical device ID → container. */
-  public Map<String, PodRef> owners() {
-    return owners;
   }
 
   private void schedule(Duration delay) {
@@ -117,7 +127,7 @@ public final class PodResourcesPoller implements AutoCloseable {
         closeChannel();
       } else {
         socketSeen = true;
-        owners = DeviceOwners.index(list());
+        ledger.reconcileKubelet(DeviceOwners.index(list(), ours), pendingTtl);
         if (failing) {
           log.info("Listing pod resources from {} works again", socket);
           failing = false;

@@ -7,6 +7,6 @@ import org.junit.jupiter.api.Test;
 class DeviceOwnersTest {
   @Test
   void anEmptyAnswerMeansNoOwners() {
-    assertThat(DeviceOwners.index(FakePodResources.pods())).isEmpty();
+    assertThat(DeviceOwners.index(FakePodResources.pods(), name -> true)).isEmpty();
   }
 }
