@@ -2,6 +2,7 @@ package io.acceld.agent;
 
 import io.acceld.allocation.TopologyAwareChooser;
 import io.acceld.config.AgentConfig;
+import io.acceld.config.DcgmModelLabel;
 import io.acceld.config.Settings;
 import io.acceld.health.HealthEvents;
 import io.acceld.inventory.Device;
@@ -59,7 +60,9 @@ public final class AgentDaemon implements AutoCloseable {
             AgentMetrics.builder()
                 .hostname(
                     NodeName.resolve(
-                        config.get(Settings.NODE_NAME), config.get(Settings.PROC_ROOT)))
+                        config.get(Settings.NODE_NAME),
+                        config.environment(),
+                        config.get(Settings.PROC_ROOT)))
                 .nvmlCallStats(() -> discovery.nvml().map(n -> n.callStats()))
                 .telemetry(
                     () ->
@@ -68,7 +71,7 @@ public final class AgentDaemon implements AutoCloseable {
                             .orElse(TelemetrySample.EMPTY))
                 .podOwners(pods::owner)
                 .dcgmLabels(
-                    config.get(Settings.DCGM_MODEL_LABEL).equals("modelName")
+                    config.get(Settings.DCGM_MODEL_LABEL) == DcgmModelLabel.DCGM_EXPORTER
                         ? DcgmCollector.LabelNames.DCGM_EXPORTER
                         : DcgmCollector.LabelNames.PROMTOOL_CLEAN)
                 .build());

@@ -39,7 +39,7 @@ public final class ConfigLoader {
     for (Setting<?> setting : Settings.ALL) {
       values.put(setting, resolve(setting, flags, env, contents));
     }
-    return new AgentConfig(values, contents.rules(), contents.sharing(), file);
+    return new AgentConfig(values, contents.rules(), contents.sharing(), file, env);
   }
 
   private static Optional<Path> chooseFile(Map<String, String> env, Optional<Path> configFlag) {

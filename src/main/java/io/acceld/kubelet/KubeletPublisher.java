@@ -2,6 +2,7 @@ package io.acceld.kubelet;
 
 import io.acceld.allocation.DeviceChooser;
 import io.acceld.config.AgentConfig;
+import io.acceld.config.RegistrationMode;
 import io.acceld.config.Settings;
 import io.acceld.inventory.Device;
 import io.acceld.inventory.Inventory;
@@ -84,7 +85,7 @@ public final class KubeletPublisher implements AutoCloseable {
       PluginEvents events,
       List<ServerInterceptor> interceptors) {
     this.config = config;
-    this.mode = RegistrationMode.parse(config.get(Settings.KUBELET_REGISTRATION));
+    this.mode = config.get(Settings.KUBELET_REGISTRATION);
     this.pluginDir = config.get(Settings.DEVICE_PLUGIN_DIR);
     this.registryDir = config.get(Settings.PLUGINS_REGISTRY_DIR);
     this.kubeletSocket = pluginDir.resolve(KUBELET_SOCKET);
