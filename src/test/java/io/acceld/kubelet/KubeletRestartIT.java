@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import io.acceld.simulate.FixtureNode;
 import io.acceld.simulate.Fixtures;
+import io.acceld.simulate.HotPlug;
 import io.acceld.testing.AgentHarness;
 import io.acceld.testing.kubelet.DeviceState;
 import io.acceld.testing.kubelet.KubeletDouble;
@@ -75,7 +76,7 @@ class KubeletRestartIT {
   @Test
   void healthSurvivesReRegistration() throws Exception {
     KubeletDouble kubelet = keep(KubeletDouble.start(root.resolve("kubelet/device-plugins")));
-    node.tree().removeDevNode("nvidia3");
+    HotPlug.removeDevNode(node.tree(), "nvidia3");
     startAgent(kubelet);
     String sick = node.gpus().get(3).pciAddress();
     Registration first = kubelet.awaitRegistered(NVIDIA, Duration.ofSeconds(3));
@@ -124,7 +125,7 @@ class KubeletRestartIT {
     startAgent(kubelet);
     kubelet.awaitDevices(NVIDIA, l -> l.size() == 8, Duration.ofSeconds(3));
 
-    node.tree().unplug(node.gpus().get(6).pciAddress());
+    HotPlug.unplug(node.tree(), node.gpus().get(6).pciAddress());
 
     kubelet.awaitDevices(NVIDIA, l -> l.size() == 7, Duration.ofSeconds(3));
   }
