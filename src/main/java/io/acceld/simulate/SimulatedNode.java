@@ -89,10 +89,6 @@ public final class SimulatedNode implements AutoCloseable {
     return s;
   }
 
-  public FixtureNode node() {
-    return node;
-  }
-
   /** {@code $ACCELD_NATIVE_PROBES/libnvidia-ml.so.1} if it exists, else the one beside the jar. */
   private static Optional<Path> locateDouble(Map<String, String> env) {
     Optional<Path> configured =
