@@ -1,5 +1,6 @@
 package io.acceld.bench;
 
+import io.acceld.simulate.HotPlug;
 import com.sun.jna.Library;
 import com.sun.jna.Native;
 import io.acceld.agent.Agent;
@@ -123,7 +124,7 @@ public final class HealthLatencyHarness {
 
         updates.clear();
         start = System.nanoTime();
-        node.tree().removeDevNode("nvidia" + gpu);
+        HotPlug.removeDevNode(node.tree(), "nvidia" + gpu);
         nodes.add(awaitList(updates, r -> unhealthy(r, id)) - start);
         node.tree().devNode("nvidia" + gpu);
         awaitList(updates, HealthLatencyHarness::allHealthy);

@@ -2,6 +2,7 @@ package io.acceld.agent;
 
 import io.acceld.allocation.TopologyAwareChooser;
 import io.acceld.config.AgentConfig;
+import io.acceld.config.DcgmModelLabel;
 import io.acceld.config.Settings;
 import io.acceld.inventory.DeviceJson;
 import io.acceld.inventory.InventoryStore;
@@ -77,14 +78,16 @@ public final class AgentDaemon implements AutoCloseable {
             AgentMetrics.builder()
                 .hostname(
                     NodeName.resolve(
-                        config.get(Settings.NODE_NAME), config.get(Settings.PROC_ROOT)))
+                        config.get(Settings.NODE_NAME),
+                        config.environment(),
+                        config.get(Settings.PROC_ROOT)))
                 .nvmlCallStats(() -> discovery.nvml().map(n -> n.callStats()))
                 .telemetry(
                     () -> telemetry.map(GpuTelemetrySampler::latest).orElse(TelemetrySample.EMPTY))
                 .podOwners(this::podHolding)
                 .ledger(ledger::current, Optional.of(storage.writer()))
                 .dcgmLabels(
-                    config.get(Settings.DCGM_MODEL_LABEL).equals("modelName")
+                    config.get(Settings.DCGM_MODEL_LABEL) == DcgmModelLabel.DCGM_EXPORTER
                         ? DcgmCollector.LabelNames.DCGM_EXPORTER
                         : DcgmCollector.LabelNames.PROMTOOL_CLEAN)
                 .build());

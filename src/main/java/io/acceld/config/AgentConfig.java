@@ -30,16 +30,19 @@ public final class AgentConfig {
   private final List<ClassificationRule> rules;
   private final Map<String, SharingPolicy> sharing;
   private final Optional<Path> configFile;
+  private final Map<String, String> environment;
 
   AgentConfig(
       Map<Setting<?>, Resolved> values,
       List<ClassificationRule> rules,
       Map<String, SharingPolicy> sharing,
-      Optional<Path> configFile) {
+      Optional<Path> configFile,
+      Map<String, String> environment) {
     this.values = Map.copyOf(values);
     this.rules = List.copyOf(rules);
     this.sharing = Map.copyOf(sharing);
     this.configFile = configFile;
+    this.environment = Map.copyOf(environment);
   }
 
   @SuppressWarnings("unchecked")
@@ -70,6 +73,15 @@ public final class AgentConfig {
   }
 
   /**
+   * The environment this configuration was resolved against, for the few conventions that are not
+   * acceld's own variables (a DaemonSet's {@code NODE_NAME}). Read from here rather than {@code
+   * System.getenv()} so a test, or an in-process CLI run, decides what the agent sees.
+   */
+  public Map<String, String> environment() {
+    return environment;
+  }
+
+  /**
    * This configuration with {@code overrides} applied to every setting not given as a flag. That is
    * all {@code --simulate} changes: where the roots and the NVML library come from.
    */
@@ -82,6 +94,6 @@ public final class AgentConfig {
             next.put(setting, new Resolved(value, Source.SIMULATE));
           }
         });
-    return new AgentConfig(next, rules, sharing, configFile);
+    return new AgentConfig(next, rules, sharing, configFile, environment);
   }
 }

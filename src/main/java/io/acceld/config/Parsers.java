@@ -4,11 +4,12 @@ import java.nio.file.InvalidPathException;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
-import java.util.LinkedHashSet;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
+import java.util.Map;
 import java.util.Optional;
-import java.util.Set;
+import java.util.function.Function;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 
@@ -62,13 +63,23 @@ public final class Parsers {
 
   /** One of a fixed set of words, matched exactly. */
   public static ValueParser<String> choice(String... choices) {
-    Set<String> allowed = new LinkedHashSet<>(List.of(choices));
+    return choice(List.of(choices), word -> word);
+  }
+
+  /**
+   * One of {@code values}, each spelt as {@code word} gives it (matched exactly), so a setting
+   * holds the typed value and its users never parse the word again.
+   */
+  public static <T> ValueParser<T> choice(List<T> values, Function<T, String> word) {
+    Map<String, T> allowed = new LinkedHashMap<>();
+    values.forEach(v -> allowed.put(word.apply(v), v));
     return raw -> {
-      if (!allowed.contains(raw.strip())) {
+      T value = allowed.get(raw.strip());
+      if (value == null) {
         throw new IllegalArgumentException(
-            "expects one of " + String.join(", ", allowed) + ", got '" + raw + "'");
+            "expects one of " + String.join(", ", allowed.keySet()) + ", got '" + raw + "'");
       }
-      return raw.strip();
+      return value;
     };
   }
 

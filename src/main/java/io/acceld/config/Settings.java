@@ -58,13 +58,13 @@ public final class Settings {
           Parsers.path(),
           "/var/lib/kubelet/device-plugins");
 
-  public static final Setting<String> KUBELET_REGISTRATION =
+  public static final Setting<RegistrationMode> KUBELET_REGISTRATION =
       new Setting<>(
           "kubelet-registration",
           "MODE",
           "How to register with the kubelet: classic (Register on kubelet.sock), plugin-watcher"
               + " (a socket in the plugins registry) or none (serve only).",
-          Parsers.choice("classic", "plugin-watcher", "none"),
+          RegistrationMode.parser(),
           "classic");
 
   public static final Setting<Path> PLUGINS_REGISTRY_DIR =
@@ -200,13 +200,13 @@ public final class Settings {
           Parsers.duration(),
           "500ms");
 
-  public static final Setting<String> DCGM_MODEL_LABEL =
+  public static final Setting<DcgmModelLabel> DCGM_MODEL_LABEL =
       new Setting<>(
           "dcgm-model-label",
           "NAME",
           "Label carrying the GPU model on DCGM_FI_* series: model_name (passes promtool's lint) or"
               + " modelName (dcgm-exporter's exact spelling).",
-          Parsers.choice("model_name", "modelName"),
+          DcgmModelLabel.parser(),
           "model_name");
 
   /** All settings, in the order help and the README list them. */

@@ -2,6 +2,7 @@ package io.acceld.kubelet;
 
 import io.acceld.allocation.DeviceChooser;
 import io.acceld.config.AgentConfig;
+import io.acceld.config.RegistrationMode;
 import io.acceld.config.Settings;
 import io.acceld.inventory.Device;
 import io.acceld.ledger.Availability;
@@ -91,7 +92,7 @@ public final class KubeletPublisher implements AutoCloseable {
     this.config = config;
     this.ledger = ledger;
     this.pending = new PendingAllocations(Clock.systemUTC());
-    this.mode = RegistrationMode.parse(config.get(Settings.KUBELET_REGISTRATION));
+    this.mode = config.get(Settings.KUBELET_REGISTRATION);
     this.pluginDir = config.get(Settings.DEVICE_PLUGIN_DIR);
     this.registryDir = config.get(Settings.PLUGINS_REGISTRY_DIR);
     this.kubeletSocket = pluginDir.resolve(KUBELET_SOCKET);

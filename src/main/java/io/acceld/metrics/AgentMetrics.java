@@ -21,7 +21,7 @@ import java.util.function.Supplier;
  *
  * <pre>{@code
  * AgentMetrics metrics = AgentMetrics.builder()
- *     .hostname(NodeName.resolve(config.get(Settings.NODE_NAME), config.get(Settings.PROC_ROOT)))
+ *     .hostname(NodeName.resolve(config.get(Settings.NODE_NAME), config.environment(), procRoot))
  *     .nvmlCallStats(() -> nvml.map(Nvml::callStats))
  *     .telemetry(sampler::latest)
  *     .podOwners(id -> ...the ledger's pod lease of id...)

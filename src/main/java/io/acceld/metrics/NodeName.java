@@ -16,9 +16,12 @@ import java.util.function.Supplier;
 public final class NodeName {
   private NodeName() {}
 
-  /** Resolves against the real environment and host, reading procfs under {@code procRoot}. */
-  public static String resolve(String configured, Path procRoot) {
-    return resolve(configured, System.getenv(), () -> hostName(procRoot));
+  /**
+   * Resolves against {@code env} (the agent's environment, passed in so tests decide it) and the
+   * host, reading procfs under {@code procRoot}.
+   */
+  public static String resolve(String configured, Map<String, String> env, Path procRoot) {
+    return resolve(configured, env, () -> hostName(procRoot));
   }
 
   static String resolve(String configured, Map<String, String> env, Supplier<String> hostName) {

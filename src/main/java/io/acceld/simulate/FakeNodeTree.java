@@ -6,15 +6,14 @@ import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
-import java.util.Comparator;
 import java.util.List;
 import java.util.Locale;
-import java.util.stream.Stream;
 
 /**
  * Writes a node's {@code sys}, {@code dev} and {@code proc} trees as real files, directories and
  * relative symlinks, laid out as the kernel lays them out. Tests and simulate mode point the
- * agent's roots at it; the agent cannot tell it from a real node.
+ * agent's roots at it; the agent cannot tell it from a real node. It only builds: taking parts away
+ * again (unplug) is the test fixtures' {@code HotPlug}.
  */
 public final class FakeNodeTree {
   private final Path sysfsRoot;
@@ -60,28 +59,10 @@ public final class FakeNodeTree {
     return this;
   }
 
-  public FakeNodeTree removeDevNode(String relative) {
-    delete(devRoot.resolve(relative));
-    return this;
-  }
-
   public FakeNodeTree procFile(String relative, String content) {
     Path file = procRoot.resolve(relative);
     mkdirs(file.getParent());
     writeFile(file, content);
-    return this;
-  }
-
-  /** Removes a PCI function the way a hot unplug does: its bus entry and its device directory. */
-  public FakeNodeTree unplug(String address) {
-    Path link = sysfsRoot.resolve("bus/pci/devices").resolve(address);
-    try {
-      Path dir = link.toRealPath();
-      delete(link);
-      deleteTree(dir);
-    } catch (IOException e) {
-      throw new UncheckedIOException(e);
-    }
     return this;
   }
 
@@ -248,22 +229,6 @@ public final class FakeNodeTree {
       Files.writeString(file, content, StandardCharsets.US_ASCII);
     } catch (IOException e) {
       throw new UncheckedIOException(e);
-    }
-  }
-
-  private static void delete(Path p) {
-    try {
-      Files.deleteIfExists(p);
-    } catch (IOException e) {
-      throw new UncheckedIOException(e);
-    }
-  }
-
-  private static void deleteTree(Path dir) throws IOException {
-    try (Stream<Path> walk = Files.walk(dir)) {
-      for (Path p : walk.sorted(Comparator.reverseOrder()).toList()) {
-        Files.deleteIfExists(p);
-      }
     }
   }
 }

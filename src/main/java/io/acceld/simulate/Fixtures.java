@@ -7,8 +7,9 @@ import java.util.List;
 import java.util.UUID;
 
 /**
- * The reference nodes, built as real file trees. Tests use them, and {@code --simulate} runs the
- * agent on the eight-GPU one.
+ * The reference node {@code --simulate} runs the agent on, built as a real file tree; tests use it
+ * too. Nodes and changes only tests need (the mixed node, hot plug, NVML faults) are in the test
+ * fixtures ({@code src/testFixtures/java}), so they do not ship.
  */
 public final class Fixtures {
   public static final String NVIDIA_DRIVER = "550.54.15";
@@ -105,16 +106,10 @@ public final class Fixtures {
   }
 
   /**
-   * Re-creates GPU {@code index} of an {@link #eightGpuNode} after an unplug, as a hot plug would.
-   */
-  public static void replug(FixtureNode node, int index) {
-    writeGpu(node.tree(), node.gpus().get(index));
-  }
-
-  /**
    * The PCI function of a GPU of {@link #eightGpuNode}: two per switch, a switch per host bridge.
+   * Package-private so the test fixtures can plug it back after an unplug.
    */
-  private static void writeGpu(FakeNodeTree tree, SimulatedGpu gpu) {
+  static void writeGpu(FakeNodeTree tree, SimulatedGpu gpu) {
     List<String> fabric = gpuFabric(gpu.index());
     tree.pci(gpu.pciAddress())
         .id(0x10de, gpu.pciDeviceId())
@@ -164,61 +159,10 @@ public final class Fixtures {
   }
 
   /**
-   * A mixed node: two AMD Instinct MI210s on two NUMA nodes, a BMC VGA controller (ASPEED, with a
-   * DRM card of its own), a Broadcom NIC and Intel root ports. Only the two AMD GPUs are
-   * accelerators.
+   * ASPEED AST2600 BMC VGA (class 0x0300, with a DRM card) behind its PCI bridge. Package-private,
+   * like {@link #bridge}, for the test fixtures' other nodes.
    */
-  public static FixtureNode mixedNode(Path root) {
-    FakeNodeTree tree = new FakeNodeTree(root);
-    bridge(tree, "0000:40:01.1", 0x1022, 0x14ab, 0, "0-31", "pci0000:40");
-    tree.pci("0000:41:00.0")
-        .id(0x1002, 0x740f)
-        .pciClass(0x038000)
-        .subsystem(0x1002, 0x0c34)
-        .numa(0, "0-31")
-        .driver("amdgpu")
-        .iommuGroup(41)
-        .link("16.0 GT/s PCIe", 16)
-        .productName("AMD Instinct MI210")
-        .under("pci0000:40", "0000:40:01.1")
-        .drm("card1", "renderD128")
-        .write();
-    bridge(tree, "0000:c0:01.1", 0x1022, 0x14ab, 1, "32-63", "pci0000:c0");
-    tree.pci("0000:c1:00.0")
-        .id(0x1002, 0x740f)
-        .pciClass(0x038000)
-        .subsystem(0x1002, 0x0c34)
-        .numa(1, "32-63")
-        .driver("amdgpu")
-        .iommuGroup(42)
-        .link("16.0 GT/s PCIe", 16)
-        .productName("AMD Instinct MI210")
-        .under("pci0000:c0", "0000:c0:01.1")
-        .drm("card2", "renderD129")
-        .write();
-    bridge(tree, "0000:00:03.1", 0x1022, 0x14a5, 0, "0-31", "pci0000:00");
-    tree.pci("0000:21:00.0")
-        .id(0x14e4, 0x16d7)
-        .pciClass(0x020000)
-        .numa(0, "0-31")
-        .driver("bnxt_en")
-        .link("8.0 GT/s PCIe", 8)
-        .under("pci0000:00", "0000:00:03.1")
-        .write();
-    tree.pci("0000:00:1f.2")
-        .id(0x8086, 0xa182)
-        .pciClass(0x010601)
-        .numa(0, "0-31")
-        .driver("ahci")
-        .write();
-    bmc(tree);
-    tree.devNode("kfd").devNode("dri/card1").devNode("dri/renderD128");
-    tree.devNode("dri/card2").devNode("dri/renderD129");
-    return new FixtureNode(tree, List.of(), List.of());
-  }
-
-  /** ASPEED AST2600 BMC VGA (class 0x0300, with a DRM card) behind its PCI bridge. */
-  private static void bmc(FakeNodeTree tree) {
+  static void bmc(FakeNodeTree tree) {
     bridge(tree, "0000:00:1c.0", 0x8086, 0x1bbc, 0, NUMA0_CPUS, "pci0000:00");
     bridge(tree, "0000:02:00.0", 0x1a03, 0x1150, 0, NUMA0_CPUS, "pci0000:00", "0000:00:1c.0");
     tree.pci("0000:03:00.0")
@@ -233,7 +177,7 @@ public final class Fixtures {
     tree.devNode("dri/card0");
   }
 
-  private static void bridge(
+  static void bridge(
       FakeNodeTree tree,
       String address,
       int vendor,

@@ -1,17 +1,16 @@
 package io.acceld.simulate;
 
+import io.acceld.util.AtomicFiles;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.nio.file.StandardCopyOption;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 import java.util.Objects;
-import java.util.OptionalInt;
 import java.util.regex.Pattern;
 
 /**
@@ -77,8 +76,11 @@ public final class NvmlScenario {
     return new NvmlScenario(driver, encodedVersion, initError, gpus, topology, nvlinks);
   }
 
-  /** Makes {@code nvmlInit_v2} fail with this NVML return code (e.g. 9, DRIVER_NOT_LOADED). */
-  public NvmlScenario initError(int nvmlReturnCode) {
+  /**
+   * Makes {@code nvmlInit_v2} fail with this NVML return code. Package-private: only the test
+   * fixtures' {@code NvmlFaults} injects it.
+   */
+  NvmlScenario withInitError(int nvmlReturnCode) {
     Values.check(nvmlReturnCode >= 0, "return code must not be negative: " + nvmlReturnCode);
     return new NvmlScenario(driver, cuda, nvmlReturnCode, gpus, topology, nvlinks);
   }
@@ -114,10 +116,6 @@ public final class NvmlScenario {
     return gpus;
   }
 
-  public OptionalInt initError() {
-    return initError == null ? OptionalInt.empty() : OptionalInt.of(initError);
-  }
-
   /**
    * The scenario file's text.
    *
@@ -151,13 +149,7 @@ public final class NvmlScenario {
   public Path writeTo(Path dir) throws IOException {
     Files.createDirectories(dir);
     Path target = dir.resolve(FILE_NAME);
-    Path tmp = Files.createTempFile(dir, FILE_NAME, ".tmp");
-    try {
-      Files.writeString(tmp, render(), StandardCharsets.UTF_8);
-      Files.move(tmp, target, StandardCopyOption.REPLACE_EXISTING, StandardCopyOption.ATOMIC_MOVE);
-    } finally {
-      Files.deleteIfExists(tmp);
-    }
+    AtomicFiles.write(target, render().getBytes(StandardCharsets.UTF_8), AtomicFiles.OWNER_ONLY);
     return target;
   }
 
@@ -278,11 +270,6 @@ public final class NvmlScenario {
       return with("cc", majorDotMinor);
     }
 
-    /** Mask of NVML event types the GPU supports (e.g. 0x0b = XID, DBE, SBE). */
-    public Gpu supportedEvents(long mask) {
-      return with("events", "0x" + Long.toHexString(mask));
-    }
-
     public Gpu temperatureCelsius(int celsius) {
       Values.check(celsius >= 0, "temperature must not be negative");
       return with("temp", Integer.toString(celsius));
@@ -300,17 +287,12 @@ public final class NvmlScenario {
       return with("util", gpuPercent + "/" + memoryPercent);
     }
 
-    /** ECC off: ECC counters and retired pages answer NOT_SUPPORTED. */
-    public Gpu ecc(boolean enabled) {
-      return with("ecc", enabled ? "1" : "0");
-    }
-
-    /** Already fallen off the bus when NVML initialises. */
-    public Gpu lost(boolean lost) {
-      return with("lost", lost ? "1" : "0");
-    }
-
-    private Gpu with(String key, String value) {
+    /**
+     * Sets one attribute as the double's {@code gpu} line spells it. Package-private: the fault
+     * knobs that use it directly ({@code events}, {@code ecc}, {@code lost}) are the test fixtures'
+     * {@code NvmlFaults}.
+     */
+    Gpu with(String key, String value) {
       Map<String, String> copy = new LinkedHashMap<>(attributes);
       copy.put(key, value);
       return new Gpu(copy);

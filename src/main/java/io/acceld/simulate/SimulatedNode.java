@@ -23,10 +23,12 @@ import org.slf4j.LoggerFactory;
 public final class SimulatedNode implements AutoCloseable {
   private static final Logger log = LoggerFactory.getLogger(SimulatedNode.class);
 
-  /** Env var or system property naming the directory that holds the built NVML double. */
+  /**
+   * Env var naming the directory that holds the built NVML double. Read from the environment the
+   * caller passes, never from the process's own, so an in-process run decides what it finds.
+   */
   public static final String NATIVE_PROBES_ENV = "ACCELD_NATIVE_PROBES";
 
-  public static final String NATIVE_PROBES_PROPERTY = "acceld.nativeProbes";
   public static final String DOUBLE_FILE = "libnvidia-ml.so.1";
 
   private final Path root;
@@ -88,19 +90,13 @@ public final class SimulatedNode implements AutoCloseable {
     return s;
   }
 
-  public FixtureNode node() {
-    return node;
-  }
-
+  /** {@code $ACCELD_NATIVE_PROBES/libnvidia-ml.so.1} if it exists, else the one beside the jar. */
   private static Optional<Path> locateDouble(Map<String, String> env) {
-    Stream<String> candidates =
-        Stream.of(System.getProperty(NATIVE_PROBES_PROPERTY), env.get(NATIVE_PROBES_ENV));
     Optional<Path> configured =
-        candidates
-            .filter(s -> s != null && !s.isBlank())
+        Optional.ofNullable(env.get(NATIVE_PROBES_ENV))
+            .filter(s -> !s.isBlank())
             .map(s -> Path.of(s).resolve(DOUBLE_FILE))
-            .filter(Files::isRegularFile)
-            .findFirst();
+            .filter(Files::isRegularFile);
     return configured.or(SimulatedNode::besideJar);
   }
 

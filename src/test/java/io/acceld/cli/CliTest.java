@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import io.acceld.simulate.FixtureNode;
+import io.acceld.simulate.FixtureVariants;
 import io.acceld.simulate.Fixtures;
 import java.io.PrintWriter;
 import java.io.StringWriter;
@@ -44,7 +45,7 @@ class CliTest {
 
   @Test
   void devicesJsonListsExactlyTheAcceleratorsWithTheDocumentedKeys() throws Exception {
-    FixtureNode node = Fixtures.mixedNode(root);
+    FixtureNode node = FixtureVariants.mixedNode(root);
 
     Run run = run(Map.of(), rootsOf(node, "--json", "--nvml-library", "none"));
 
@@ -90,7 +91,7 @@ class CliTest {
 
   @Test
   void thePlainFormIsAnAlignedTable() {
-    FixtureNode node = Fixtures.mixedNode(root);
+    FixtureNode node = FixtureVariants.mixedNode(root);
 
     Run run = run(Map.of(), rootsOf(node, "--nvml-library", "none"));
 
@@ -105,7 +106,7 @@ class CliTest {
 
   @Test
   void envVarsSetFlags() throws Exception {
-    FixtureNode node = Fixtures.mixedNode(root);
+    FixtureNode node = FixtureVariants.mixedNode(root);
     Map<String, String> env =
         Map.of(
             "ACCELD_SYSFS_ROOT", node.tree().sysfsRoot().toString(),

@@ -9,6 +9,7 @@ import io.acceld.nvml.Nvml;
 import io.acceld.nvml.NvmlProbe;
 import io.acceld.simulate.FixtureNode;
 import io.acceld.simulate.Fixtures;
+import io.acceld.simulate.NvmlFaults;
 import io.acceld.simulate.NvmlScenario;
 import io.acceld.simulate.SimulatedGpu;
 import io.acceld.testing.NvmlDouble;
@@ -86,7 +87,7 @@ class InventoryScannerNvmlIT {
     NvmlScenario scenario =
         NvmlScenario.empty().driver(Fixtures.NVIDIA_DRIVER).cuda(Fixtures.CUDA_DRIVER);
     for (NvmlScenario.Gpu g : node.nvmlScenario().gpus()) {
-      scenario = scenario.gpu(g.lost(g.uuid().equals(node.gpus().get(2).uuid())));
+      scenario = scenario.gpu(NvmlFaults.lost(g, g.uuid().equals(node.gpus().get(2).uuid())));
     }
 
     Inventory inventory = scan(node, scenario);

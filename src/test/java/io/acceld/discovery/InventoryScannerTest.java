@@ -7,7 +7,9 @@ import io.acceld.inventory.Health;
 import io.acceld.inventory.Inventory;
 import io.acceld.inventory.PcieLevel;
 import io.acceld.simulate.FixtureNode;
+import io.acceld.simulate.FixtureVariants;
 import io.acceld.simulate.Fixtures;
+import io.acceld.simulate.HotPlug;
 import io.acceld.simulate.SimulatedGpu;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -88,7 +90,7 @@ class InventoryScannerTest {
 
   @Test
   void mixedNodeAdvertisesOnlyTheAmdGpusWithKfdAndTheirOwnDrmNodes() {
-    Inventory inventory = scan(Fixtures.mixedNode(root));
+    Inventory inventory = scan(FixtureVariants.mixedNode(root));
 
     assertThat(inventory.devices())
         .extracting(Device::id)
@@ -106,8 +108,8 @@ class InventoryScannerTest {
 
   @Test
   void aMissingDeviceNodeMakesOnlyThatDeviceUnhealthyAndSaysWhich() {
-    FixtureNode node = Fixtures.mixedNode(root);
-    node.tree().removeDevNode("dri/renderD129");
+    FixtureNode node = FixtureVariants.mixedNode(root);
+    HotPlug.removeDevNode(node.tree(), "dri/renderD129");
 
     Inventory inventory = scan(node);
 
@@ -119,10 +121,41 @@ class InventoryScannerTest {
   }
 
   @Test
+  void gaudiNodeAdvertisesEachGaudiWithItsAccelAndControlNodes() {
+    Inventory inventory = scan(FixtureVariants.gaudiNode(root));
+
+    assertThat(inventory.resources()).containsExactly("habana.ai/gaudi");
+    assertThat(inventory.devices())
+        .extracting(Device::id)
+        .containsExactly("0000:17:00.0", "0000:97:00.0");
+    Device first = inventory.device("0000:17:00.0").orElseThrow();
+    assertThat(first.isHealthy()).isTrue();
+    assertThat(first.numaNode()).isZero();
+    assertThat(first.driver()).contains("habanalabs");
+    assertThat(first.deviceNodes()).containsExactly("accel/accel0", "accel/accel_controlD0");
+    assertThat(inventory.device("0000:97:00.0").orElseThrow().deviceNodes())
+        .containsExactly("accel/accel1", "accel/accel_controlD1");
+  }
+
+  @Test
+  void aGaudiWithoutItsAccelNodeIsUnhealthyAndSaysWhich() {
+    FixtureNode node = FixtureVariants.gaudiNode(root);
+    HotPlug.removeDevNode(node.tree(), "accel/accel1");
+
+    Inventory inventory = scan(node);
+
+    Device broken = inventory.device("0000:97:00.0").orElseThrow();
+    assertThat(broken.health()).isEqualTo(Health.UNHEALTHY);
+    assertThat(broken.healthReason().orElseThrow()).contains("accel/accel1").contains("missing");
+    assertThat(broken.deviceNodes()).containsExactly("accel/accel_controlD1");
+    assertThat(inventory.device("0000:17:00.0").orElseThrow().isHealthy()).isTrue();
+  }
+
+  @Test
   void anUnpluggedGpuDisappearsFromTheNextScan() {
     FixtureNode node = Fixtures.eightGpuNode(root);
     String gone = node.gpus().get(3).pciAddress();
-    node.tree().unplug(gone);
+    HotPlug.unplug(node.tree(), gone);
 
     Inventory inventory = scan(node);
 

@@ -3,7 +3,7 @@ package io.acceld.discovery;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.acceld.simulate.FixtureNode;
-import io.acceld.simulate.Fixtures;
+import io.acceld.simulate.FixtureVariants;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.List;
@@ -17,7 +17,7 @@ class SysfsPciScannerTest {
 
   @Test
   void readsEveryAttributeOfAnAmdGpu() {
-    FixtureNode node = Fixtures.mixedNode(root);
+    FixtureNode node = FixtureVariants.mixedNode(root);
     PciDevice mi210 =
         new SysfsPciScanner(node.tree().sysfsRoot()).scan("0000:c1:00.0").orElseThrow();
 
@@ -40,7 +40,7 @@ class SysfsPciScannerTest {
 
   @Test
   void listsEveryFunctionIncludingBridgesAndNicsInAddressOrder() {
-    FixtureNode node = Fixtures.mixedNode(root);
+    FixtureNode node = FixtureVariants.mixedNode(root);
     List<PciDevice> all = new SysfsPciScanner(node.tree().sysfsRoot()).scan();
 
     assertThat(all).extracting(PciDevice::address).isSorted();
@@ -51,7 +51,7 @@ class SysfsPciScannerTest {
 
   @Test
   void aDeviceWithUnreadableAttributesIsSkippedAndTheOthersStillRead() throws Exception {
-    FixtureNode node = Fixtures.mixedNode(root);
+    FixtureNode node = FixtureVariants.mixedNode(root);
     Path sysfs = node.tree().sysfsRoot();
     Path broken = sysfs.resolve("bus/pci/devices/0000:41:00.0").toRealPath();
     Files.writeString(broken.resolve("vendor"), "garbage\n");
@@ -64,7 +64,7 @@ class SysfsPciScannerTest {
 
   @Test
   void missingOptionalAttributesAreUnknownNotErrors() throws Exception {
-    FixtureNode node = Fixtures.mixedNode(root);
+    FixtureNode node = FixtureVariants.mixedNode(root);
     Path sysfs = node.tree().sysfsRoot();
     Path dir = sysfs.resolve("bus/pci/devices/0000:41:00.0").toRealPath();
     Files.delete(dir.resolve("numa_node"));

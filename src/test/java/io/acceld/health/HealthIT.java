@@ -6,6 +6,7 @@ import io.acceld.nvml.NvmlEventType;
 import io.acceld.nvml.NvmlReturn;
 import io.acceld.simulate.FixtureNode;
 import io.acceld.simulate.Fixtures;
+import io.acceld.simulate.HotPlug;
 import io.acceld.testing.AgentHarness;
 import io.acceld.testing.NvmlDouble;
 import io.acceld.testing.kubelet.DeviceState;
@@ -229,7 +230,7 @@ class HealthIT {
   void aVanishedDeviceNodeMarksItsGpuAndItsReturnHealsIt() throws Exception {
     startAgent();
 
-    node.tree().removeDevNode("nvidia6");
+    HotPlug.removeDevNode(node.tree(), "nvidia6");
     await(unhealthy(uuid(6)));
 
     node.tree().devNode("nvidia6");
@@ -240,10 +241,10 @@ class HealthIT {
   void aPciDeviceUnpluggedLeavesTheListAndComesBack() throws Exception {
     startAgent();
 
-    node.tree().unplug(node.gpus().get(1).pciAddress());
+    HotPlug.unplug(node.tree(), node.gpus().get(1).pciAddress());
     await(l -> l.size() == 7 && l.stream().noneMatch(d -> d.id().equals(uuid(1))));
 
-    Fixtures.replug(node, 1);
+    HotPlug.replug(node, 1);
     await(l -> l.size() == 8 && l.stream().allMatch(DeviceState::healthy));
   }
 

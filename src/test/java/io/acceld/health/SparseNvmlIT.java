@@ -10,6 +10,7 @@ import io.acceld.nvml.NvmlNodeInfo;
 import io.acceld.nvml.NvmlProbe;
 import io.acceld.simulate.FixtureNode;
 import io.acceld.simulate.Fixtures;
+import io.acceld.simulate.HotPlug;
 import io.acceld.testing.AgentHarness;
 import io.acceld.testing.NvmlDouble;
 import io.acceld.testing.kubelet.DeviceState;
@@ -74,7 +75,7 @@ class SparseNvmlIT {
                 .start(root.resolve("etc"))) {
       kubelet.awaitDevices("nvidia.com/gpu", l -> l.size() == 8, Duration.ofSeconds(5));
 
-      node.tree().removeDevNode("nvidia2");
+      HotPlug.removeDevNode(node.tree(), "nvidia2");
 
       kubelet.awaitDevices(
           "nvidia.com/gpu",

@@ -8,6 +8,7 @@ import io.acceld.proto.deviceplugin.v1beta1.ContainerAllocateResponse;
 import io.acceld.proto.deviceplugin.v1beta1.DeviceSpec;
 import io.acceld.simulate.FixtureNode;
 import io.acceld.simulate.Fixtures;
+import io.acceld.simulate.HotPlug;
 import io.acceld.simulate.SimulatedGpu;
 import io.acceld.testing.AgentHarness;
 import io.acceld.testing.NvmlDouble;
@@ -172,7 +173,7 @@ class KubeletIT {
   @Test
   void unknownAndUnhealthyIdsAreRefusedByNameAndNothingIsHandedOut() throws Exception {
     kubelet();
-    node.tree().removeDevNode("nvidia4");
+    HotPlug.removeDevNode(node.tree(), "nvidia4");
     start(agent());
     kubelet.awaitDevices(
         NVIDIA,
@@ -337,7 +338,7 @@ class KubeletIT {
   @Test
   void preStartContainerChecksTheDevicesWhenRequired() throws Exception {
     kubelet();
-    node.tree().removeDevNode("nvidia6");
+    HotPlug.removeDevNode(node.tree(), "nvidia6");
     start(agent().flag("pre-start-required", "true"));
     Registration reg = kubelet.awaitRegistered(NVIDIA, REGISTRATION);
     assertThat(reg.options().getPreStartRequired()).isTrue();
@@ -371,8 +372,8 @@ class KubeletIT {
     kubelet.awaitDevices(AMD, l -> l.size() == 2, REGISTRATION);
     Path socket = harness.kubelet().socketOf(AMD).orElseThrow();
 
-    node.tree().unplug("0000:c1:00.0");
-    node.tree().unplug("0000:c2:00.0");
+    HotPlug.unplug(node.tree(), "0000:c1:00.0");
+    HotPlug.unplug(node.tree(), "0000:c2:00.0");
 
     kubelet.awaitStreamEnded(AMD, Duration.ofSeconds(5));
     kubelet.awaitCondition("socket removed", () -> !Files.exists(socket), Duration.ofSeconds(5));

@@ -3,7 +3,7 @@ package io.acceld.kubelet;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.acceld.simulate.FixtureNode;
-import io.acceld.simulate.Fixtures;
+import io.acceld.simulate.FixtureVariants;
 import io.acceld.testing.AgentHarness;
 import io.acceld.testing.kubelet.KubeletDouble;
 import io.acceld.testing.kubelet.Registration;
@@ -19,7 +19,7 @@ class PluginWatcherIT {
 
   @Test
   void theWatcherFindsOurSocketAndRegistersTheResource() throws Exception {
-    FixtureNode node = Fixtures.mixedNode(root.resolve("node"));
+    FixtureNode node = FixtureVariants.mixedNode(root.resolve("node"));
     Path registry = root.resolve("kubelet/plugins_registry");
     try (KubeletDouble kubelet =
             KubeletDouble.builder(root.resolve("kubelet/device-plugins"))

@@ -21,6 +21,16 @@ class NodeNameTest {
   }
 
   @Test
+  void theEnvironmentIsThePassedOneNotTheProcesses(@TempDir Path proc) throws Exception {
+    Files.createDirectories(proc.resolve("sys/kernel"));
+    Files.writeString(proc.resolve("sys/kernel/hostname"), "gpu-node-12\n");
+
+    assertThat(NodeName.resolve("", Map.of("NODE_NAME", "k8s-node-7"), proc))
+        .isEqualTo("k8s-node-7");
+    assertThat(NodeName.resolve("", Map.of(), proc)).isEqualTo("gpu-node-12");
+  }
+
+  @Test
   void theHostNameIsNeverEmpty() {
     assertThat(NodeName.hostName(Path.of("/proc"))).isNotBlank();
     assertThat(NodeName.hostName(Path.of("/nonexistent"))).isNotBlank();

@@ -3,6 +3,7 @@ package io.acceld.nvml;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import io.acceld.simulate.NvmlFaults;
 import io.acceld.simulate.NvmlScenario;
 import io.acceld.testing.LogCapture;
 import io.acceld.testing.NvmlDouble;
@@ -45,7 +46,7 @@ class NvmlLoaderIT {
 
   @Test
   void driverNotLoadedAtInitYieldsEmptyAndNamesTheError() {
-    NvmlDouble nvml = NvmlDouble.create(dir, NvmlScenarios.h100s(2).initError(9));
+    NvmlDouble nvml = NvmlDouble.create(dir, NvmlFaults.initError(NvmlScenarios.h100s(2), 9));
     try (LogCapture log = LogCapture.of(NvmlLoader.class)) {
       assertThat(nvml.load()).isEmpty();
       assertThat(log.warnings())
@@ -57,7 +58,7 @@ class NvmlLoaderIT {
 
   @Test
   void driverUpgradedWithoutRebootYieldsEmpty() {
-    NvmlDouble nvml = NvmlDouble.create(dir, NvmlScenarios.h100s(1).initError(18));
+    NvmlDouble nvml = NvmlDouble.create(dir, NvmlFaults.initError(NvmlScenarios.h100s(1), 18));
     try (LogCapture log = LogCapture.of(NvmlLoader.class)) {
       assertThat(nvml.load()).isEmpty();
       assertThat(log.warnings())

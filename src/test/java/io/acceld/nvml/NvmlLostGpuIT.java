@@ -3,6 +3,7 @@ package io.acceld.nvml;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import io.acceld.simulate.NvmlFaults;
 import io.acceld.simulate.NvmlScenario.Gpu;
 import io.acceld.testing.NvmlDouble;
 import io.acceld.testing.NvmlScenarios;
@@ -106,6 +107,6 @@ class NvmlLostGpuIT {
   }
 
   private static Gpu lostGpu() {
-    return Gpu.of("GPU-dead", "0000:E1:00.0").lost(true);
+    return NvmlFaults.lost(Gpu.of("GPU-dead", "0000:E1:00.0"), true);
   }
 }

@@ -2,6 +2,7 @@ package io.acceld.nvml;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.acceld.simulate.NvmlFaults;
 import io.acceld.simulate.NvmlScenario;
 import io.acceld.simulate.NvmlScenario.Gpu;
 import io.acceld.simulate.NvmlScenario.Mig;
@@ -132,7 +133,7 @@ class NvmlProbeIT {
   void telemetryReportsScenarioValuesAndInjectedFaults() {
     NvmlScenario scenario =
         NvmlScenarios.h100s(2)
-            .gpu(Gpu.of("GPU-plain", "0000:c1:00.0").ecc(false))
+            .gpu(NvmlFaults.ecc(Gpu.of("GPU-plain", "0000:c1:00.0"), false))
             .gpu(NvmlScenarios.h100(3).mig(Mig.ENABLED));
     NvmlDouble fake = NvmlDouble.create(dir, scenario);
     try (Nvml nvml = fake.open()) {

@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.acceld.simulate.NvmlScenario.Gpu;
 import io.acceld.simulate.NvmlScenario.Mig;
+import io.acceld.util.AtomicFiles;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import org.junit.jupiter.api.Test;
@@ -15,27 +16,28 @@ class NvmlScenarioTest {
 
   @Test
   void rendersTheDoublesFileFormat() {
+    Gpu h100 =
+        Gpu.of("GPU-0b3f", "0000:18:00.0")
+            .name("NVIDIA H100 80GB HBM3")
+            .pciDeviceId(0x233010de)
+            .minor(0)
+            .memoryBytes(85899345920L)
+            .numaNode(0)
+            .cpus("0-31,64-95")
+            .mig(Mig.DISABLED)
+            .computeCapability("9.0");
+    h100 =
+        NvmlFaults.supportedEvents(h100, 0x0b)
+            .temperatureCelsius(41)
+            .powerMilliwatts(312000)
+            .utilization(37, 12)
+            .memoryUsedBytes(1073741824L);
+    h100 = NvmlFaults.lost(NvmlFaults.ecc(h100, true), false);
     NvmlScenario scenario =
         NvmlScenario.empty()
             .driver("550.54.15")
             .cuda(12040)
-            .gpu(
-                Gpu.of("GPU-0b3f", "0000:18:00.0")
-                    .name("NVIDIA H100 80GB HBM3")
-                    .pciDeviceId(0x233010de)
-                    .minor(0)
-                    .memoryBytes(85899345920L)
-                    .numaNode(0)
-                    .cpus("0-31,64-95")
-                    .mig(Mig.DISABLED)
-                    .computeCapability("9.0")
-                    .supportedEvents(0x0b)
-                    .temperatureCelsius(41)
-                    .powerMilliwatts(312000)
-                    .utilization(37, 12)
-                    .memoryUsedBytes(1073741824L)
-                    .ecc(true)
-                    .lost(false))
+            .gpu(h100)
             .gpu(Gpu.of("GPU-5c1e", "00000000:2A:00.0").mig(Mig.UNSUPPORTED))
             .topology(0, 1, 10)
             .nvlink(0, 1, 4);
@@ -57,8 +59,9 @@ class NvmlScenarioTest {
 
   @Test
   void initErrorIsRendered() {
-    assertThat(NvmlScenario.empty().initError(9).render()).contains("\ninit-error 9\n");
-    assertThat(NvmlScenario.empty().initError(9).initError()).hasValue(9);
+    assertThat(NvmlFaults.initError(NvmlScenario.empty(), 9).render()).contains("\ninit-error 9\n");
+    assertThatThrownBy(() -> NvmlFaults.initError(NvmlScenario.empty(), -1))
+        .isInstanceOf(IllegalArgumentException.class);
   }
 
   @Test
@@ -117,5 +120,6 @@ class NvmlScenarioTest {
     try (var files = Files.list(dir.resolve("sub"))) {
       assertThat(files).containsExactly(file); // no temp files left behind
     }
+    assertThat(Files.getPosixFilePermissions(file)).isEqualTo(AtomicFiles.OWNER_ONLY);
   }
 }
