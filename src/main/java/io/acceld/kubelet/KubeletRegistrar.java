@@ -123,6 +123,10 @@ final class KubeletRegistrar {
     @GuardedBy("lock")
     private int failures;
 
+    /** Register calls abandoned for want of a dial-back, for throttling their log line. */
+    @GuardedBy("lock")
+    private int unanswered;
+
     private Attempt(Object lock, Target target, KubeletCalls calls) {
       this.lock = lock;
       this.target = target;
@@ -304,10 +308,17 @@ final class KubeletRegistrar {
       if (!current(id) || calls.dialledBackSince(mark)) {
         return; // answered already, or the kubelet got through and is still working
       }
-      log.warn(
-          "The kubelet has not dialled {} back within {} ms of Register; registering again",
-          target.request().getResourceName(),
-          DIAL_BACK.toMillis());
+      String message =
+          "The kubelet has not dialled "
+              + target.request().getResourceName()
+              + " back within "
+              + DIAL_BACK.toMillis()
+              + " ms of Register; registering again";
+      if (unanswered++ % 10 == 0) {
+        log.warn(message);
+      } else {
+        log.debug(message);
+      }
       abandonInFlight();
       engagedWith = null;
       run();
