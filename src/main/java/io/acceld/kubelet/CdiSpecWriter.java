@@ -3,11 +3,11 @@ package io.acceld.kubelet;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.SerializationFeature;
 import io.acceld.inventory.Device;
+import io.acceld.util.AtomicFiles;
 import java.io.IOException;
-import java.nio.file.AtomicMoveNotSupportedException;
+import java.io.UncheckedIOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.nio.file.StandardCopyOption;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.LinkedHashMap;
@@ -20,7 +20,13 @@ import java.util.Set;
  * Writes one CDI spec file per resource into {@code --cdi-dir} and keeps it in step with the
  * inventory. Each device's own nodes go in its {@code containerEdits}; nodes every device of the
  * resource needs ({@code nvidiactl}, {@code kfd}) go in the spec-wide edits. Files are replaced
- * atomically (write a temporary file, then rename) so a container runtime never reads half a spec.
+ * atomically and durably ({@link AtomicFiles}) so a container runtime never reads half a spec, and
+ * are world-readable (0644, in a 0755 directory) whatever the umask, because the runtime reading
+ * them may not run as the agent's user.
+ *
+ * <p>A spec says which device nodes each device needs, nothing about health: {@link #render} of a
+ * device set is the same whatever the devices' health, which is what lets {@link CdiSpecSync} skip
+ * rewriting a file when only health changed.
  */
 public final class CdiSpecWriter {
   public static final String CDI_VERSION = "0.6.0";
@@ -53,20 +59,22 @@ public final class CdiSpecWriter {
 
   /** Writes (or replaces) the spec of {@code resource} with {@code devices}. */
   public void write(String resource, List<Device> devices) throws IOException {
-    Files.createDirectories(cdiDir);
-    byte[] content = JSON.writeValueAsBytes(spec(resource, devices));
-    Path target = specFile(resource);
-    Path temp = Files.createTempFile(cdiDir, ".acceld-", ".tmp");
+    write(resource, render(resource, devices));
+  }
+
+  /** Writes (or replaces) the spec of {@code resource} with content {@link #render} made. */
+  public void write(String resource, byte[] rendered) throws IOException {
+    AtomicFiles.createDirectories(cdiDir, AtomicFiles.DIRECTORY_WORLD_READABLE);
+    AtomicFiles.write(specFile(resource), rendered, AtomicFiles.WORLD_READABLE);
+  }
+
+  /** The file content of the spec of {@code resource} with {@code devices}. */
+  public byte[] render(String resource, List<Device> devices) {
     try {
-      Files.write(temp, content);
-      try {
-        Files.move(
-            temp, target, StandardCopyOption.ATOMIC_MOVE, StandardCopyOption.REPLACE_EXISTING);
-      } catch (AtomicMoveNotSupportedException e) {
-        Files.move(temp, target, StandardCopyOption.REPLACE_EXISTING);
-      }
-    } finally {
-      Files.deleteIfExists(temp);
+      return JSON.writeValueAsBytes(spec(resource, devices));
+    } catch (IOException e) {
+      // Maps of strings and lists always serialise; anything else is a bug here.
+      throw new UncheckedIOException("cannot render the CDI spec of " + resource, e);
     }
   }
 

@@ -11,10 +11,13 @@ import com.networknt.schema.SchemaLocation;
 import com.networknt.schema.SpecVersion;
 import com.networknt.schema.ValidationMessage;
 import io.acceld.inventory.Device;
+import io.acceld.inventory.Health;
 import io.acceld.testing.TestDevices;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.nio.file.attribute.PosixFilePermissions;
 import java.util.List;
+import java.util.Optional;
 import java.util.Set;
 import java.util.stream.Stream;
 import org.junit.jupiter.api.Test;
@@ -87,5 +90,30 @@ class CdiSpecWriterTest {
     }
     writer.remove("nvidia.com/gpu");
     assertThat(writer.specFile("nvidia.com/gpu")).doesNotExist();
+  }
+
+  @Test
+  void aHealthFlipRendersTheSameSpec() {
+    CdiSpecWriter writer = new CdiSpecWriter(cdiDir, Path.of("/dev"));
+    Device gpu = TestDevices.nvidia(1, 1);
+    Device sick = gpu.withHealth(Health.UNHEALTHY, Optional.of("XID 79"));
+    assertThat(sick).isNotEqualTo(gpu); // Device equality includes health
+
+    assertThat(writer.render("nvidia.com/gpu", List.of(TestDevices.nvidia(0, 0), sick)))
+        .isEqualTo(writer.render("nvidia.com/gpu", List.of(TestDevices.nvidia(0, 0), gpu)));
+  }
+
+  @Test
+  void specsAndTheirDirectoryAreWorldReadableWhateverTheUmask() throws Exception {
+    Path dir = cdiDir.resolve("run/cdi");
+    CdiSpecWriter writer = new CdiSpecWriter(dir, Path.of("/dev"));
+    writer.write("nvidia.com/gpu", List.of(TestDevices.nvidia(0, 0)));
+
+    assertThat(PosixFilePermissions.toString(Files.getPosixFilePermissions(dir)))
+        .isEqualTo("rwxr-xr-x");
+    assertThat(
+            PosixFilePermissions.toString(
+                Files.getPosixFilePermissions(writer.specFile("nvidia.com/gpu"))))
+        .isEqualTo("rw-r--r--");
   }
 }

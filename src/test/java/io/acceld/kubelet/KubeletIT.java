@@ -3,6 +3,7 @@ package io.acceld.kubelet;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import io.acceld.nvml.NvmlEventType;
 import io.acceld.proto.deviceplugin.v1beta1.AllocateResponse;
 import io.acceld.proto.deviceplugin.v1beta1.ContainerAllocateResponse;
 import io.acceld.proto.deviceplugin.v1beta1.DeviceSpec;
@@ -333,6 +334,27 @@ class KubeletIT {
                     new com.fasterxml.jackson.databind.ObjectMapper().readTree(spec.toFile())))
         .isEmpty();
     assertThat(cdiDir.resolve("acceld-amd.com_gpu.json")).exists();
+  }
+
+  @Test
+  void aHealthFlipReachesListAndWatchWithoutRewritingTheCdiSpec() throws Exception {
+    kubelet();
+    Path cdiDir = root.resolve("cdi");
+    start(agent().flag("cdi", "true").flag("cdi-dir", cdiDir.toString()));
+    kubelet.awaitDevices(
+        NVIDIA, l -> l.size() == 8 && l.stream().allMatch(DeviceState::healthy), REGISTRATION);
+    Path spec = cdiDir.resolve("acceld-nvidia.com_gpu.json");
+    CdiSpecSyncTest.FileIdentity written = CdiSpecSyncTest.FileIdentity.of(spec);
+    byte[] content = Files.readAllBytes(spec);
+
+    nvml.control().acceld_fake_inject_event(3, NvmlEventType.XID_CRITICAL_ERROR, 79);
+
+    kubelet.awaitDevices(
+        NVIDIA,
+        l -> l.stream().anyMatch(d -> d.id().equals(uuid(3)) && !d.healthy()),
+        Duration.ofSeconds(5));
+    assertThat(CdiSpecSyncTest.FileIdentity.of(spec)).isEqualTo(written);
+    assertThat(Files.readAllBytes(spec)).isEqualTo(content);
   }
 
   @Test
