@@ -4,8 +4,8 @@ import io.acceld.allocation.DeviceChooser;
 import io.acceld.config.AgentConfig;
 import io.acceld.config.Settings;
 import io.acceld.health.HealthEvents;
-import io.acceld.health.HealthLedger;
 import io.acceld.health.HealthListener;
+import io.acceld.health.HealthMarks;
 import io.acceld.health.HealthMonitor;
 import io.acceld.health.HealthOverlay;
 import io.acceld.health.XidPolicy;
@@ -40,7 +40,7 @@ public final class Agent implements AutoCloseable {
   private final AgentConfig config;
   private final NodeDiscovery discovery;
   private final InventoryStore store = new InventoryStore();
-  private final HealthLedger ledger;
+  private final HealthMarks marks;
   private final HealthMonitor health;
   private final KubeletPublisher kubelet;
   private final Object publishLock = new Object();
@@ -67,7 +67,7 @@ public final class Agent implements AutoCloseable {
       Clock clock) {
     this.config = config;
     this.discovery = discovery;
-    this.ledger = new HealthLedger(clock, config.get(Settings.HEALTH_QUARANTINE));
+    this.marks = new HealthMarks(clock, config.get(Settings.HEALTH_QUARANTINE));
     this.kubelet =
         new KubeletPublisher(
             config, preferred, observers.pluginEvents(), observers.grpcInterceptors());
@@ -92,7 +92,7 @@ public final class Agent implements AutoCloseable {
         new HealthMonitor(
             discovery.nvml(),
             store::current,
-            ledger,
+            marks,
             listener,
             this::rediscoverSoon,
             clock,
@@ -157,7 +157,7 @@ public final class Agent implements AutoCloseable {
   /** Publishes what discovery found, with the health marks applied. */
   private void republish() {
     synchronized (publishLock) {
-      store.publish(HealthOverlay.apply(discovered, ledger.active()));
+      store.publish(HealthOverlay.apply(discovered, marks.active()));
     }
   }
 

@@ -10,8 +10,8 @@ import java.util.function.Supplier;
 
 /**
  * The agent's health sources, started and stopped together: NVML events and probes (when NVML is
- * loaded) write marks into the ledger; the presence monitor asks for a rediscovery when devices or
- * device nodes come and go.
+ * loaded) write health marks; the presence monitor asks for a rediscovery when devices or device
+ * nodes come and go.
  */
 public final class HealthMonitor implements AutoCloseable {
   private final Optional<NvmlEventMonitor> events;
@@ -29,13 +29,13 @@ public final class HealthMonitor implements AutoCloseable {
   public HealthMonitor(
       Optional<Nvml> nvml,
       Supplier<Inventory> inventory,
-      HealthLedger ledger,
+      HealthMarks marks,
       HealthListener listener,
       Runnable rediscover,
       Clock clock,
       Settings settings) {
     this.events =
-        nvml.map(n -> new NvmlEventMonitor(n, inventory, ledger, settings.xids(), listener, clock));
+        nvml.map(n -> new NvmlEventMonitor(n, inventory, marks, settings.xids(), listener, clock));
     this.prober =
         events.map(
             e ->
@@ -43,7 +43,7 @@ public final class HealthMonitor implements AutoCloseable {
                     nvml.orElseThrow(),
                     e.handles(),
                     inventory,
-                    ledger,
+                    marks,
                     listener,
                     e::requestRebuild,
                     clock,

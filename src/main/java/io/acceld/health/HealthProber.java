@@ -28,7 +28,7 @@ public final class HealthProber implements AutoCloseable {
   private final Nvml nvml;
   private final GpuHandles handles;
   private final Supplier<Inventory> inventory;
-  private final HealthLedger ledger;
+  private final HealthMarks marks;
   private final HealthListener listener;
   private final Runnable gpuRecovered;
   private final Clock clock;
@@ -40,7 +40,7 @@ public final class HealthProber implements AutoCloseable {
       Nvml nvml,
       GpuHandles handles,
       Supplier<Inventory> inventory,
-      HealthLedger ledger,
+      HealthMarks marks,
       HealthListener listener,
       Runnable gpuRecovered,
       Clock clock,
@@ -48,7 +48,7 @@ public final class HealthProber implements AutoCloseable {
     this.nvml = nvml;
     this.handles = handles;
     this.inventory = inventory;
-    this.ledger = ledger;
+    this.marks = marks;
     this.listener = listener;
     this.gpuRecovered = gpuRecovered;
     this.clock = clock;
@@ -72,7 +72,7 @@ public final class HealthProber implements AutoCloseable {
     for (Device d : GpuHandles.nvidiaGpus(inventory.get())) {
       changed |= probe(d);
     }
-    Optional<java.time.Instant> expiry = ledger.nextExpiry();
+    Optional<java.time.Instant> expiry = marks.nextExpiry();
     if (changed || expiry.map(e -> !clock.instant().isBefore(e)).orElse(false)) {
       listener.changed();
     }
@@ -80,31 +80,31 @@ public final class HealthProber implements AutoCloseable {
 
   /** One NVML call for one GPU; true if its marks changed. */
   private boolean probe(Device d) {
-    boolean wasLost = ledger.has(d.id(), HealthSource.GPU_LOST);
+    boolean wasLost = marks.has(d.id(), HealthSource.GPU_LOST);
     try {
       NvmlDevice handle = handles.of(d);
       Optional<Boolean> pending = nvml.retiredPagesPending(handle);
       boolean changed = false;
       if (wasLost) {
-        changed |= ledger.clear(d.id(), HealthSource.GPU_LOST);
+        changed |= marks.clear(d.id(), HealthSource.GPU_LOST);
         log.info("GPU {} answers NVML again", d.id());
         gpuRecovered.run();
       }
       if (pending.orElse(false)) {
         changed |=
-            ledger.mark(
+            marks.mark(
                 HealthMark.of(
                     d.id(),
                     HealthSource.RETIRED_PAGES,
                     clock.instant(),
                     "retired pages pending: reset required"));
       } else {
-        changed |= ledger.clear(d.id(), HealthSource.RETIRED_PAGES);
+        changed |= marks.clear(d.id(), HealthSource.RETIRED_PAGES);
       }
       return changed;
     } catch (NvmlException e) {
       if (e.isGpuLost()) {
-        return ledger.mark(
+        return marks.mark(
             HealthMark.of(
                 d.id(),
                 HealthSource.GPU_LOST,

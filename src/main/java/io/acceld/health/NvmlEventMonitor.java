@@ -49,7 +49,7 @@ public final class NvmlEventMonitor implements AutoCloseable {
   private final Nvml nvml;
   private final GpuHandles handles;
   private final Supplier<Inventory> inventory;
-  private final HealthLedger ledger;
+  private final HealthMarks marks;
   private final XidPolicy xids;
   private final HealthListener listener;
   private final Clock clock;
@@ -65,14 +65,14 @@ public final class NvmlEventMonitor implements AutoCloseable {
   public NvmlEventMonitor(
       Nvml nvml,
       Supplier<Inventory> inventory,
-      HealthLedger ledger,
+      HealthMarks marks,
       XidPolicy xids,
       HealthListener listener,
       Clock clock) {
     this.nvml = nvml;
     this.handles = new GpuHandles(nvml);
     this.inventory = inventory;
-    this.ledger = ledger;
+    this.marks = marks;
     this.xids = xids;
     this.listener = listener;
     this.clock = clock;
@@ -152,7 +152,7 @@ public final class NvmlEventMonitor implements AutoCloseable {
   private Map<String, Device> wanted() {
     Map<String, Device> wanted = new LinkedHashMap<>();
     for (Device d : GpuHandles.nvidiaGpus(inventory.get())) {
-      if (!ledger.has(d.id(), HealthSource.GPU_LOST)) {
+      if (!marks.has(d.id(), HealthSource.GPU_LOST)) {
         wanted.put(d.id(), d);
       }
     }
@@ -187,7 +187,7 @@ public final class NvmlEventMonitor implements AutoCloseable {
           continue;
         }
         if (e.isGpuLost()) {
-          lostFound |= ledger.mark(lostMark(d));
+          lostFound |= marks.mark(lostMark(d));
         } else if (e.returnCode() == NvmlReturn.ERROR_NOT_SUPPORTED) {
           log.info("GPU {} cannot register health events (too old); only probes watch it", d.id());
         } else {
@@ -221,10 +221,10 @@ public final class NvmlEventMonitor implements AutoCloseable {
             XidNames.name(xid));
         return;
       }
-      ledger.mark(HealthMark.xid(device.id(), xid, clock.instant()));
+      marks.mark(HealthMark.xid(device.id(), xid, clock.instant()));
       listener.changed();
     } else if ((event.eventType() & NvmlEventType.DOUBLE_BIT_ECC_ERROR) != 0) {
-      ledger.mark(
+      marks.mark(
           HealthMark.of(device.id(), HealthSource.ECC, clock.instant(), "double-bit ECC error"));
       listener.changed();
     } else if ((event.eventType() & NvmlEventType.SINGLE_BIT_ECC_ERROR) != 0) {
@@ -246,7 +246,7 @@ public final class NvmlEventMonitor implements AutoCloseable {
           continue;
         }
         if (e.isGpuLost()) {
-          found |= ledger.mark(lostMark(entry.getValue()));
+          found |= marks.mark(lostMark(entry.getValue()));
         }
       }
     }

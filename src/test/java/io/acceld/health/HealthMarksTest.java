@@ -14,7 +14,7 @@ import java.util.List;
 import java.util.Optional;
 import org.junit.jupiter.api.Test;
 
-class HealthLedgerTest {
+class HealthMarksTest {
   /** A clock tests move by hand. */
   static final class ManualClock extends Clock {
     Instant now = Instant.parse("2026-11-29T12:00:00Z");
@@ -39,42 +39,42 @@ class HealthLedgerTest {
 
   @Test
   void xidMarksStayForeverByDefault() {
-    HealthLedger ledger = new HealthLedger(clock, Optional.empty());
-    assertThat(ledger.mark(HealthMark.xid("GPU-a", 79, clock.now))).isTrue();
+    HealthMarks marks = new HealthMarks(clock, Optional.empty());
+    assertThat(marks.mark(HealthMark.xid("GPU-a", 79, clock.now))).isTrue();
 
     clock.now = clock.now.plus(Duration.ofDays(30));
 
-    assertThat(ledger.active()).containsKey("GPU-a");
-    assertThat(ledger.nextExpiry()).isEmpty();
+    assertThat(marks.active()).containsKey("GPU-a");
+    assertThat(marks.nextExpiry()).isEmpty();
   }
 
   @Test
   void aQuarantineEndsStickyMarksAndARepeatRestartsIt() {
-    HealthLedger ledger = new HealthLedger(clock, Optional.of(Duration.ofMinutes(10)));
-    ledger.mark(HealthMark.xid("GPU-a", 79, clock.now));
+    HealthMarks marks = new HealthMarks(clock, Optional.of(Duration.ofMinutes(10)));
+    marks.mark(HealthMark.xid("GPU-a", 79, clock.now));
     clock.now = clock.now.plus(Duration.ofMinutes(8));
-    assertThat(ledger.mark(HealthMark.xid("GPU-a", 48, clock.now))).isFalse();
+    assertThat(marks.mark(HealthMark.xid("GPU-a", 48, clock.now))).isFalse();
 
     clock.now = clock.now.plus(Duration.ofMinutes(8));
-    assertThat(ledger.active().get("GPU-a"))
+    assertThat(marks.active().get("GPU-a"))
         .singleElement()
         .satisfies(m -> assertThat(m.xid()).hasValue(48));
-    assertThat(ledger.nextExpiry()).contains(clock.now.plus(Duration.ofMinutes(2)));
+    assertThat(marks.nextExpiry()).contains(clock.now.plus(Duration.ofMinutes(2)));
 
     clock.now = clock.now.plus(Duration.ofMinutes(2));
-    assertThat(ledger.active()).isEmpty();
+    assertThat(marks.active()).isEmpty();
   }
 
   @Test
   void clearableMarksEndWhenCleared() {
-    HealthLedger ledger = new HealthLedger(clock, Optional.of(Duration.ofSeconds(1)));
-    ledger.mark(HealthMark.of("GPU-a", HealthSource.GPU_LOST, clock.now, "lost"));
+    HealthMarks marks = new HealthMarks(clock, Optional.of(Duration.ofSeconds(1)));
+    marks.mark(HealthMark.of("GPU-a", HealthSource.GPU_LOST, clock.now, "lost"));
     clock.now = clock.now.plus(Duration.ofHours(1));
-    assertThat(ledger.has("GPU-a", HealthSource.GPU_LOST)).isTrue();
+    assertThat(marks.has("GPU-a", HealthSource.GPU_LOST)).isTrue();
 
-    assertThat(ledger.clear("GPU-a", HealthSource.GPU_LOST)).isTrue();
-    assertThat(ledger.clear("GPU-a", HealthSource.GPU_LOST)).isFalse();
-    assertThat(ledger.active()).isEmpty();
+    assertThat(marks.clear("GPU-a", HealthSource.GPU_LOST)).isTrue();
+    assertThat(marks.clear("GPU-a", HealthSource.GPU_LOST)).isFalse();
+    assertThat(marks.active()).isEmpty();
   }
 
   @Test
@@ -84,11 +84,11 @@ class HealthLedgerTest {
         TestDevices.nvidia(1, 0)
             .withHealth(Health.UNHEALTHY, Optional.of("device node /dev/nvidia1 is missing"));
     Inventory discovered = TestDevices.inventory(List.of(a, b));
-    HealthLedger ledger = new HealthLedger(clock, Optional.empty());
-    ledger.mark(HealthMark.xid(b.id(), 79, clock.now));
-    ledger.mark(HealthMark.of(b.id(), HealthSource.ECC, clock.now, "double-bit ECC error"));
+    HealthMarks marks = new HealthMarks(clock, Optional.empty());
+    marks.mark(HealthMark.xid(b.id(), 79, clock.now));
+    marks.mark(HealthMark.of(b.id(), HealthSource.ECC, clock.now, "double-bit ECC error"));
 
-    Inventory shown = HealthOverlay.apply(discovered, ledger.active());
+    Inventory shown = HealthOverlay.apply(discovered, marks.active());
 
     assertThat(shown.device(a.id()).orElseThrow().isHealthy()).isTrue();
     assertThat(shown.device(b.id()).orElseThrow().healthReason().orElseThrow())
