@@ -104,12 +104,7 @@ public final class HealthProber implements AutoCloseable {
       return changed;
     } catch (NvmlException e) {
       if (e.isGpuLost()) {
-        return marks.mark(
-            HealthMark.of(
-                d.id(),
-                HealthSource.GPU_LOST,
-                clock.instant(),
-                "NVML reports the GPU lost (GPU_IS_LOST)"));
+        return marks.mark(HealthMark.gpuLost(d.id(), clock.instant()));
       }
       log.debug("Probe of GPU {} failed: {}", d.id(), e.getMessage());
       return false;

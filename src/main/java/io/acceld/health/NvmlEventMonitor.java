@@ -257,8 +257,7 @@ public final class NvmlEventMonitor implements AutoCloseable {
   }
 
   private HealthMark lostMark(Device d) {
-    return HealthMark.of(
-        d.id(), HealthSource.GPU_LOST, clock.instant(), "NVML reports the GPU lost (GPU_IS_LOST)");
+    return HealthMark.gpuLost(d.id(), clock.instant());
   }
 
   private void pauseWithBackoff() {

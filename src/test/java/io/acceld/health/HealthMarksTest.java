@@ -3,9 +3,10 @@ package io.acceld.health;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.acceld.inventory.Device;
-import io.acceld.inventory.Health;
+import io.acceld.inventory.HealthProblem;
 import io.acceld.inventory.Inventory;
 import io.acceld.testing.TestDevices;
+import java.nio.file.Path;
 import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
@@ -82,7 +83,7 @@ class HealthMarksTest {
     Device a = TestDevices.nvidia(0, 0);
     Device b =
         TestDevices.nvidia(1, 0)
-            .withHealth(Health.UNHEALTHY, Optional.of("device node /dev/nvidia1 is missing"));
+            .withProblems(List.of(HealthProblem.deviceNodeMissing(Path.of("/dev/nvidia1"))));
     Inventory discovered = TestDevices.inventory(List.of(a, b));
     HealthMarks marks = new HealthMarks(clock, Optional.empty());
     marks.mark(HealthMark.xid(b.id(), 79, clock.now));
@@ -95,6 +96,25 @@ class HealthMarksTest {
         .contains("/dev/nvidia1 is missing")
         .contains("XID 79 (GPU has fallen off the bus)")
         .contains("double-bit ECC error");
+    assertThat(shown.device(b.id()).orElseThrow().problems())
+        .extracting(HealthProblem::kind)
+        .containsExactly(
+            HealthProblem.Kind.DEVICE_NODE_MISSING,
+            HealthProblem.Kind.GPU_LOST,
+            HealthProblem.Kind.ECC);
+  }
+
+  @Test
+  void aMarkBecomesAProblemThatSaysWhoRaisedItAndSinceWhen() {
+    HealthProblem xid = HealthMark.xid("GPU-a", 48, clock.now).problem();
+    HealthProblem lost = HealthMark.gpuLost("GPU-a", clock.now).problem();
+
+    assertThat(xid.kind()).isEqualTo(HealthProblem.Kind.XID);
+    assertThat(xid.describe())
+        .isEqualTo("XID 48 (Double Bit ECC Error) [XID since " + clock.now + "]");
+    assertThat(lost.kind()).isEqualTo(HealthProblem.Kind.GPU_LOST);
+    assertThat(lost.text()).isEqualTo(HealthProblem.gpuLost().text());
+    assertThat(lost.origin()).contains(new HealthProblem.Origin("GPU_LOST", clock.now));
   }
 
   @Test
