@@ -91,7 +91,7 @@ public final class Agent implements AutoCloseable {
     this.health =
         new HealthMonitor(
             discovery.nvml(),
-            store::current,
+            () -> discovered, // discovery's own snapshot: health must not read its own marks
             marks,
             listener,
             this::rediscoverSoon,

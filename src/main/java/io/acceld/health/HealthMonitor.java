@@ -26,23 +26,29 @@ public final class HealthMonitor implements AutoCloseable {
       Path devRoot,
       Duration presencePoll) {}
 
+  /**
+   * @param discovered discovery's latest snapshot, without the health marks: health follows what is
+   *     present, never the published inventory that already carries its own output
+   * @param marks where the NVML sources record and clear marks
+   * @param rediscover asks discovery for a new snapshot soon (devices or device nodes changed)
+   */
   public HealthMonitor(
       Optional<Nvml> nvml,
-      Supplier<Inventory> inventory,
+      Supplier<Inventory> discovered,
       HealthMarks marks,
       HealthListener listener,
       Runnable rediscover,
       Clock clock,
       Settings settings) {
     this.events =
-        nvml.map(n -> new NvmlEventMonitor(n, inventory, marks, settings.xids(), listener, clock));
+        nvml.map(n -> new NvmlEventMonitor(n, discovered, marks, settings.xids(), listener, clock));
     this.prober =
         events.map(
             e ->
                 new HealthProber(
                     nvml.orElseThrow(),
                     e.handles(),
-                    inventory,
+                    discovered,
                     marks,
                     listener,
                     e::requestRebuild,

@@ -27,7 +27,7 @@ public final class HealthProber implements AutoCloseable {
 
   private final Nvml nvml;
   private final GpuHandles handles;
-  private final Supplier<Inventory> inventory;
+  private final Supplier<Inventory> discovered;
   private final HealthMarks marks;
   private final HealthListener listener;
   private final Runnable gpuRecovered;
@@ -39,7 +39,7 @@ public final class HealthProber implements AutoCloseable {
   HealthProber(
       Nvml nvml,
       GpuHandles handles,
-      Supplier<Inventory> inventory,
+      Supplier<Inventory> discovered,
       HealthMarks marks,
       HealthListener listener,
       Runnable gpuRecovered,
@@ -47,7 +47,7 @@ public final class HealthProber implements AutoCloseable {
       Duration interval) {
     this.nvml = nvml;
     this.handles = handles;
-    this.inventory = inventory;
+    this.discovered = discovered;
     this.marks = marks;
     this.listener = listener;
     this.gpuRecovered = gpuRecovered;
@@ -69,7 +69,7 @@ public final class HealthProber implements AutoCloseable {
 
   void probe() {
     boolean changed = false;
-    for (Device d : GpuHandles.nvidiaGpus(inventory.get())) {
+    for (Device d : GpuHandles.nvidiaGpus(discovered.get())) {
       changed |= probe(d);
     }
     Optional<java.time.Instant> expiry = marks.nextExpiry();

@@ -48,7 +48,7 @@ public final class NvmlEventMonitor implements AutoCloseable {
 
   private final Nvml nvml;
   private final GpuHandles handles;
-  private final Supplier<Inventory> inventory;
+  private final Supplier<Inventory> discovered;
   private final HealthMarks marks;
   private final XidPolicy xids;
   private final HealthListener listener;
@@ -64,14 +64,14 @@ public final class NvmlEventMonitor implements AutoCloseable {
 
   public NvmlEventMonitor(
       Nvml nvml,
-      Supplier<Inventory> inventory,
+      Supplier<Inventory> discovered,
       HealthMarks marks,
       XidPolicy xids,
       HealthListener listener,
       Clock clock) {
     this.nvml = nvml;
     this.handles = new GpuHandles(nvml);
-    this.inventory = inventory;
+    this.discovered = discovered;
     this.marks = marks;
     this.xids = xids;
     this.listener = listener;
@@ -151,7 +151,7 @@ public final class NvmlEventMonitor implements AutoCloseable {
   /** NVIDIA GPUs to watch: all but those marked lost. */
   private Map<String, Device> wanted() {
     Map<String, Device> wanted = new LinkedHashMap<>();
-    for (Device d : GpuHandles.nvidiaGpus(inventory.get())) {
+    for (Device d : GpuHandles.nvidiaGpus(discovered.get())) {
       if (!marks.has(d.id(), HealthSource.GPU_LOST)) {
         wanted.put(d.id(), d);
       }
