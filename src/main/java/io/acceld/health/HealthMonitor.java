@@ -67,7 +67,9 @@ public final class HealthMonitor implements AutoCloseable {
 
   /** Whether every health thread that was started is still running. */
   public boolean alive() {
-    return presence.alive() && events.map(NvmlEventMonitor::alive).orElse(true);
+    return presence.alive()
+        && events.map(NvmlEventMonitor::alive).orElse(true)
+        && prober.map(HealthProber::alive).orElse(true);
   }
 
   @Override

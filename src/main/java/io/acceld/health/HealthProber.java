@@ -5,13 +5,11 @@ import io.acceld.inventory.Inventory;
 import io.acceld.nvml.Nvml;
 import io.acceld.nvml.NvmlDevice;
 import io.acceld.nvml.NvmlException;
-import io.acceld.util.NamedThreads;
+import io.acceld.util.PeriodicTask;
 import java.time.Clock;
 import java.time.Duration;
+import java.time.Instant;
 import java.util.Optional;
-import java.util.concurrent.Executors;
-import java.util.concurrent.ScheduledExecutorService;
-import java.util.concurrent.TimeUnit;
 import java.util.function.Supplier;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -24,6 +22,7 @@ import org.slf4j.LoggerFactory;
  */
 public final class HealthProber implements AutoCloseable {
   private static final Logger log = LoggerFactory.getLogger(HealthProber.class);
+  private static final Duration STOP_WAIT = Duration.ofSeconds(3);
 
   private final Nvml nvml;
   private final GpuHandles handles;
@@ -32,9 +31,7 @@ public final class HealthProber implements AutoCloseable {
   private final HealthListener listener;
   private final Runnable gpuRecovered;
   private final Clock clock;
-  private final Duration interval;
-  private final ScheduledExecutorService thread =
-      Executors.newSingleThreadScheduledExecutor(new NamedThreads("acceld-health-probe"));
+  private final PeriodicTask loop;
 
   HealthProber(
       Nvml nvml,
@@ -52,19 +49,17 @@ public final class HealthProber implements AutoCloseable {
     this.listener = listener;
     this.gpuRecovered = gpuRecovered;
     this.clock = clock;
-    this.interval = interval;
+    this.loop = PeriodicTask.every("acceld-health-probe", "Health probe", interval, this::probe);
   }
 
+  /** Probes at once, then every interval. */
   public void start() {
-    thread.scheduleWithFixedDelay(this::probeSafely, 0, interval.toMillis(), TimeUnit.MILLISECONDS);
+    loop.start();
   }
 
-  private void probeSafely() {
-    try {
-      probe();
-    } catch (RuntimeException e) {
-      log.error("Health probe failed", e);
-    }
+  /** Whether the probe loop still runs; its turns catch their own failures. */
+  boolean alive() {
+    return loop.alive();
   }
 
   void probe() {
@@ -72,7 +67,7 @@ public final class HealthProber implements AutoCloseable {
     for (Device d : GpuHandles.nvidiaGpus(discovered.get())) {
       changed |= probe(d);
     }
-    Optional<java.time.Instant> expiry = marks.nextExpiry();
+    Optional<Instant> expiry = marks.nextExpiry();
     if (changed || expiry.map(e -> !clock.instant().isBefore(e)).orElse(false)) {
       listener.changed();
     }
@@ -111,13 +106,9 @@ public final class HealthProber implements AutoCloseable {
     }
   }
 
+  /** Stops probing; a probe inside NVML, which cannot be interrupted, gets a few seconds. */
   @Override
   public void close() {
-    thread.shutdownNow();
-    try {
-      thread.awaitTermination(3, TimeUnit.SECONDS);
-    } catch (InterruptedException e) {
-      Thread.currentThread().interrupt();
-    }
+    loop.close(STOP_WAIT);
   }
 }
