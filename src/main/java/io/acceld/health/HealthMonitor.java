@@ -65,11 +65,22 @@ public final class HealthMonitor implements AutoCloseable {
     presence.start();
   }
 
-  /** Whether every health thread that was started is still running. */
+  /**
+   * Whether every health source that was started still does its job: an event monitor that found
+   * this NVML has no events has ended on purpose and counts as alive; a dead probe loop does not.
+   */
   public boolean alive() {
     return presence.alive()
         && events.map(NvmlEventMonitor::alive).orElse(true)
         && prober.map(HealthProber::alive).orElse(true);
+  }
+
+  /**
+   * Why NVML events cannot be watched on this node, once the event monitor found they cannot (the
+   * prober then watches health alone); empty while events work or without NVML.
+   */
+  public Optional<String> eventsUnavailable() {
+    return events.flatMap(NvmlEventMonitor::unavailableReason);
   }
 
   @Override
