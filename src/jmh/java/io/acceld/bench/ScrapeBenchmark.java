@@ -2,6 +2,7 @@ package io.acceld.bench;
 
 import io.acceld.inventory.Device;
 import io.acceld.inventory.Health;
+import io.acceld.inventory.HealthProblem;
 import io.acceld.inventory.Inventory;
 import io.acceld.inventory.InventoryStore;
 import io.acceld.inventory.NodeInfo;
@@ -81,7 +82,7 @@ public class ScrapeBenchmark {
                       Optional.of(false),
                       Optional.of("9.0"))));
       if (i % 16 == 15) {
-        d = d.withHealth(Health.UNHEALTHY, Optional.of("NVML reports the GPU lost (GPU_IS_LOST)"));
+        d = d.withProblems(List.of(HealthProblem.gpuLost()));
       }
       devices.add(d);
       gpus.add(

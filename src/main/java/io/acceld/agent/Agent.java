@@ -3,8 +3,8 @@ package io.acceld.agent;
 import io.acceld.config.AgentConfig;
 import io.acceld.config.Settings;
 import io.acceld.health.HealthEvents;
-import io.acceld.health.HealthLedger;
 import io.acceld.health.HealthListener;
+import io.acceld.health.HealthMarks;
 import io.acceld.health.HealthMonitor;
 import io.acceld.health.HealthOverlay;
 import io.acceld.health.XidPolicy;
@@ -36,7 +36,7 @@ public final class Agent implements AutoCloseable {
   private final AgentConfig config;
   private final NodeDiscovery discovery;
   private final InventoryStore store;
-  private final HealthLedger marks;
+  private final HealthMarks marks;
   private final HealthMonitor health;
   private final Object publishLock = new Object();
   private volatile Inventory discovered = Inventory.EMPTY;
@@ -57,7 +57,7 @@ public final class Agent implements AutoCloseable {
     this.config = config;
     this.discovery = discovery;
     this.store = store;
-    this.marks = new HealthLedger(clock, config.get(Settings.HEALTH_QUARANTINE));
+    this.marks = new HealthMarks(clock, config.get(Settings.HEALTH_QUARANTINE));
     HealthListener listener =
         new HealthListener() {
           @Override
@@ -78,7 +78,7 @@ public final class Agent implements AutoCloseable {
     this.health =
         new HealthMonitor(
             discovery.nvml(),
-            () -> discovered,
+            () -> discovered, // discovery's own snapshot: health must not read its own marks
             marks,
             listener,
             this::rediscoverSoon,

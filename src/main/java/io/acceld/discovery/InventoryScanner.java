@@ -1,7 +1,7 @@
 package io.acceld.discovery;
 
 import io.acceld.inventory.Device;
-import io.acceld.inventory.Health;
+import io.acceld.inventory.HealthProblem;
 import io.acceld.inventory.Inventory;
 import io.acceld.inventory.NodeInfo;
 import io.acceld.inventory.NvidiaDetails;
@@ -112,14 +112,13 @@ public final class InventoryScanner {
             : Optional.empty();
     DeviceNodes found = resolveNodes(d, gpu, proc, nvidiaPciOrder);
 
-    List<String> problems = new ArrayList<>();
+    List<HealthProblem> problems = new ArrayList<>();
     if (gpu != null && gpu.lost()) {
-      problems.add("NVML reports the GPU lost (GPU_IS_LOST)");
+      problems.add(HealthProblem.gpuLost());
     }
     for (String missing : found.missing()) {
-      problems.add("device node " + devRoot.resolve(missing) + " is missing");
+      problems.add(HealthProblem.deviceNodeMissing(devRoot.resolve(missing)));
     }
-    Health health = problems.isEmpty() ? Health.HEALTHY : Health.UNHEALTHY;
 
     String id =
         gpu != null && gpu.uuid() != null && !gpu.uuid().isBlank() ? gpu.uuid() : d.address();
@@ -145,8 +144,7 @@ public final class InventoryScanner {
         d.numaNode(),
         d.driver(),
         found.present(),
-        health,
-        problems.isEmpty() ? Optional.empty() : Optional.of(String.join("; ", problems)),
+        problems,
         details);
   }
 

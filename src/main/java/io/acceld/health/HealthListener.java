@@ -5,6 +5,6 @@ package io.acceld.health;
  * quick.
  */
 public interface HealthListener extends HealthEvents {
-  /** The ledger changed: republish the inventory. */
+  /** The health marks changed: republish the inventory. */
   void changed();
 }

@@ -10,8 +10,8 @@ import java.util.function.Supplier;
 
 /**
  * The agent's health sources, started and stopped together: NVML events and probes (when NVML is
- * loaded) write marks into the ledger; the presence monitor asks for a rediscovery when devices or
- * device nodes come and go.
+ * loaded) write health marks; the presence monitor asks for a rediscovery when devices or device
+ * nodes come and go.
  */
 public final class HealthMonitor implements AutoCloseable {
   private final Optional<NvmlEventMonitor> events;
@@ -26,24 +26,30 @@ public final class HealthMonitor implements AutoCloseable {
       Path devRoot,
       Duration presencePoll) {}
 
+  /**
+   * @param discovered discovery's latest snapshot, without the health marks: health follows what is
+   *     present, never the published inventory that already carries its own output
+   * @param marks where the NVML sources record and clear marks
+   * @param rediscover asks discovery for a new snapshot soon (devices or device nodes changed)
+   */
   public HealthMonitor(
       Optional<Nvml> nvml,
-      Supplier<Inventory> inventory,
-      HealthLedger ledger,
+      Supplier<Inventory> discovered,
+      HealthMarks marks,
       HealthListener listener,
       Runnable rediscover,
       Clock clock,
       Settings settings) {
     this.events =
-        nvml.map(n -> new NvmlEventMonitor(n, inventory, ledger, settings.xids(), listener, clock));
+        nvml.map(n -> new NvmlEventMonitor(n, discovered, marks, settings.xids(), listener, clock));
     this.prober =
         events.map(
             e ->
                 new HealthProber(
                     nvml.orElseThrow(),
                     e.handles(),
-                    inventory,
-                    ledger,
+                    discovered,
+                    marks,
                     listener,
                     e::requestRebuild,
                     clock,
@@ -59,9 +65,22 @@ public final class HealthMonitor implements AutoCloseable {
     presence.start();
   }
 
-  /** Whether every health thread that was started is still running. */
+  /**
+   * Whether every health source that was started still does its job: an event monitor that found
+   * this NVML has no events has ended on purpose and counts as alive; a dead probe loop does not.
+   */
   public boolean alive() {
-    return presence.alive() && events.map(NvmlEventMonitor::alive).orElse(true);
+    return presence.alive()
+        && events.map(NvmlEventMonitor::alive).orElse(true)
+        && prober.map(HealthProber::alive).orElse(true);
+  }
+
+  /**
+   * Why NVML events cannot be watched on this node, once the event monitor found they cannot (the
+   * prober then watches health alone); empty while events work or without NVML.
+   */
+  public Optional<String> eventsUnavailable() {
+    return events.flatMap(NvmlEventMonitor::unavailableReason);
   }
 
   @Override

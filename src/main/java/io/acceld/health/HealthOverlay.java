@@ -1,17 +1,16 @@
 package io.acceld.health;
 
 import io.acceld.inventory.Device;
-import io.acceld.inventory.Health;
+import io.acceld.inventory.HealthProblem;
 import io.acceld.inventory.Inventory;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
-import java.util.Optional;
 
 /**
  * Applies the health marks to a discovery snapshot. Discovery says what is present (a missing
  * device node already makes a device unhealthy); the marks say what went wrong since. A device is
- * healthy only if both agree.
+ * healthy only if both agree; its problems are discovery's first, then the marks'.
  */
 public final class HealthOverlay {
   private HealthOverlay() {}
@@ -26,16 +25,10 @@ public final class HealthOverlay {
       if (deviceMarks == null || deviceMarks.isEmpty()) {
         continue;
       }
-      List<String> reasons = new ArrayList<>();
-      d.healthReason().ifPresent(reasons::add);
-      deviceMarks.forEach(m -> reasons.add(describe(m)));
-      changed.add(d.withHealth(Health.UNHEALTHY, Optional.of(String.join("; ", reasons))));
+      List<HealthProblem> problems = new ArrayList<>(d.problems());
+      deviceMarks.forEach(m -> problems.add(m.problem()));
+      changed.add(d.withProblems(problems));
     }
     return changed.isEmpty() ? discovered : discovered.withDevices(changed);
-  }
-
-  /** The reason with where it came from and when: {@code XID 79 (...) [XID since 2026-...Z]}. */
-  static String describe(HealthMark mark) {
-    return mark.reason() + " [" + mark.source() + " since " + mark.since() + "]";
   }
 }

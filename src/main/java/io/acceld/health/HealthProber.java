@@ -5,13 +5,11 @@ import io.acceld.inventory.Inventory;
 import io.acceld.nvml.Nvml;
 import io.acceld.nvml.NvmlDevice;
 import io.acceld.nvml.NvmlException;
-import io.acceld.util.NamedThreads;
+import io.acceld.util.PeriodicTask;
 import java.time.Clock;
 import java.time.Duration;
+import java.time.Instant;
 import java.util.Optional;
-import java.util.concurrent.Executors;
-import java.util.concurrent.ScheduledExecutorService;
-import java.util.concurrent.TimeUnit;
 import java.util.function.Supplier;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -24,55 +22,52 @@ import org.slf4j.LoggerFactory;
  */
 public final class HealthProber implements AutoCloseable {
   private static final Logger log = LoggerFactory.getLogger(HealthProber.class);
+  private static final Duration STOP_WAIT = Duration.ofSeconds(3);
 
   private final Nvml nvml;
   private final GpuHandles handles;
-  private final Supplier<Inventory> inventory;
-  private final HealthLedger ledger;
+  private final Supplier<Inventory> discovered;
+  private final HealthMarks marks;
   private final HealthListener listener;
   private final Runnable gpuRecovered;
   private final Clock clock;
-  private final Duration interval;
-  private final ScheduledExecutorService thread =
-      Executors.newSingleThreadScheduledExecutor(new NamedThreads("acceld-health-probe"));
+  private final PeriodicTask loop;
 
   HealthProber(
       Nvml nvml,
       GpuHandles handles,
-      Supplier<Inventory> inventory,
-      HealthLedger ledger,
+      Supplier<Inventory> discovered,
+      HealthMarks marks,
       HealthListener listener,
       Runnable gpuRecovered,
       Clock clock,
       Duration interval) {
     this.nvml = nvml;
     this.handles = handles;
-    this.inventory = inventory;
-    this.ledger = ledger;
+    this.discovered = discovered;
+    this.marks = marks;
     this.listener = listener;
     this.gpuRecovered = gpuRecovered;
     this.clock = clock;
-    this.interval = interval;
+    this.loop = PeriodicTask.every("acceld-health-probe", "Health probe", interval, this::probe);
   }
 
+  /** Probes at once, then every interval. */
   public void start() {
-    thread.scheduleWithFixedDelay(this::probeSafely, 0, interval.toMillis(), TimeUnit.MILLISECONDS);
+    loop.start();
   }
 
-  private void probeSafely() {
-    try {
-      probe();
-    } catch (RuntimeException e) {
-      log.error("Health probe failed", e);
-    }
+  /** Whether the probe loop still runs; its turns catch their own failures. */
+  boolean alive() {
+    return loop.alive();
   }
 
   void probe() {
     boolean changed = false;
-    for (Device d : GpuHandles.nvidiaGpus(inventory.get())) {
+    for (Device d : GpuHandles.nvidiaGpus(discovered.get())) {
       changed |= probe(d);
     }
-    Optional<java.time.Instant> expiry = ledger.nextExpiry();
+    Optional<Instant> expiry = marks.nextExpiry();
     if (changed || expiry.map(e -> !clock.instant().isBefore(e)).orElse(false)) {
       listener.changed();
     }
@@ -80,49 +75,40 @@ public final class HealthProber implements AutoCloseable {
 
   /** One NVML call for one GPU; true if its marks changed. */
   private boolean probe(Device d) {
-    boolean wasLost = ledger.has(d.id(), HealthSource.GPU_LOST);
+    boolean wasLost = marks.has(d.id(), HealthSource.GPU_LOST);
     try {
       NvmlDevice handle = handles.of(d);
       Optional<Boolean> pending = nvml.retiredPagesPending(handle);
       boolean changed = false;
       if (wasLost) {
-        changed |= ledger.clear(d.id(), HealthSource.GPU_LOST);
+        changed |= marks.clear(d.id(), HealthSource.GPU_LOST);
         log.info("GPU {} answers NVML again", d.id());
         gpuRecovered.run();
       }
       if (pending.orElse(false)) {
         changed |=
-            ledger.mark(
+            marks.mark(
                 HealthMark.of(
                     d.id(),
                     HealthSource.RETIRED_PAGES,
                     clock.instant(),
                     "retired pages pending: reset required"));
       } else {
-        changed |= ledger.clear(d.id(), HealthSource.RETIRED_PAGES);
+        changed |= marks.clear(d.id(), HealthSource.RETIRED_PAGES);
       }
       return changed;
     } catch (NvmlException e) {
       if (e.isGpuLost()) {
-        return ledger.mark(
-            HealthMark.of(
-                d.id(),
-                HealthSource.GPU_LOST,
-                clock.instant(),
-                "NVML reports the GPU lost (GPU_IS_LOST)"));
+        return marks.mark(HealthMark.gpuLost(d.id(), clock.instant()));
       }
       log.debug("Probe of GPU {} failed: {}", d.id(), e.getMessage());
       return false;
     }
   }
 
+  /** Stops probing; a probe inside NVML, which cannot be interrupted, gets a few seconds. */
   @Override
   public void close() {
-    thread.shutdownNow();
-    try {
-      thread.awaitTermination(3, TimeUnit.SECONDS);
-    } catch (InterruptedException e) {
-      Thread.currentThread().interrupt();
-    }
+    loop.close(STOP_WAIT);
   }
 }

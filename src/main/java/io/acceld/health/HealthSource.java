@@ -1,20 +1,24 @@
 package io.acceld.health;
 
-/** Where a health mark came from. */
+import io.acceld.inventory.HealthProblem;
+
+/** Where a health mark came from, and the kind of problem its marks usually are. */
 public enum HealthSource {
   /** A critical XID event not on the ignore list. Stays until the quarantine ends. */
-  XID(true),
+  XID(true, HealthProblem.Kind.XID),
   /** A double-bit (uncorrectable) ECC event. Stays until the quarantine ends. */
-  ECC(true),
+  ECC(true, HealthProblem.Kind.ECC),
   /** NVML reports the GPU lost (fallen off the bus). Clears when the GPU answers again. */
-  GPU_LOST(false),
+  GPU_LOST(false, HealthProblem.Kind.GPU_LOST),
   /** Retired pages are pending (a reset is needed). Clears when they are no longer pending. */
-  RETIRED_PAGES(false);
+  RETIRED_PAGES(false, HealthProblem.Kind.RETIRED_PAGES);
 
   private final boolean sticky;
+  private final HealthProblem.Kind kind;
 
-  HealthSource(boolean sticky) {
+  HealthSource(boolean sticky, HealthProblem.Kind kind) {
     this.sticky = sticky;
+    this.kind = kind;
   }
 
   /**
@@ -23,5 +27,10 @@ public enum HealthSource {
    */
   public boolean sticky() {
     return sticky;
+  }
+
+  /** The kind of problem this source's marks are, unless the mark says otherwise. */
+  HealthProblem.Kind kind() {
+    return kind;
   }
 }

@@ -9,6 +9,7 @@ import io.acceld.nvml.NvmlEventSet;
 import io.acceld.nvml.NvmlEventType;
 import io.acceld.nvml.NvmlException;
 import io.acceld.nvml.NvmlReturn;
+import io.acceld.util.Backoff;
 import java.time.Clock;
 import java.time.Duration;
 import java.util.HashMap;
@@ -33,6 +34,10 @@ import org.slf4j.LoggerFactory;
  * rebuilding. The wait itself times out every half second (a lost GPU is seen within a second even
  * by an NVML that does not wake the wait), so the loop costs about two NVML calls a second when
  * idle and never spins.
+ *
+ * <p>An NVML that lacks part of the event API (another vendor's partial build, a stripped library)
+ * can never deliver events. The monitor then enters {@link State#EVENTS_UNAVAILABLE}, says so once,
+ * and its thread ends: the prober alone watches health, and {@link #unavailableReason()} tells why.
  */
 public final class NvmlEventMonitor implements AutoCloseable {
   private static final Logger log = LoggerFactory.getLogger(NvmlEventMonitor.class);
@@ -48,31 +53,45 @@ public final class NvmlEventMonitor implements AutoCloseable {
 
   private final Nvml nvml;
   private final GpuHandles handles;
-  private final Supplier<Inventory> inventory;
-  private final HealthLedger ledger;
+  private final Supplier<Inventory> discovered;
+  private final HealthMarks marks;
   private final XidPolicy xids;
   private final HealthListener listener;
   private final Clock clock;
   private final Thread thread;
   private final CountDownLatch stop = new CountDownLatch(1);
 
+  private volatile State state = State.NOT_STARTED;
+  private volatile Optional<String> unavailableReason = Optional.empty();
   private volatile boolean rebuildRequested = true;
+
+  // Confined to the monitor thread.
   private NvmlEventSet set;
   private Map<String, Device> watched = Map.of();
   private final Map<NvmlDevice, Device> byHandle = new HashMap<>();
-  private Duration backoff = FIRST_BACKOFF;
+  private final Backoff backoff = new Backoff(FIRST_BACKOFF, MAX_BACKOFF);
+
+  /** What the monitor is doing. */
+  public enum State {
+    NOT_STARTED,
+    /** Waiting for events, or recovering from a failed wait. */
+    WATCHING,
+    /** This NVML cannot deliver events; the thread has ended and probes alone watch health. */
+    EVENTS_UNAVAILABLE,
+    STOPPED
+  }
 
   public NvmlEventMonitor(
       Nvml nvml,
-      Supplier<Inventory> inventory,
-      HealthLedger ledger,
+      Supplier<Inventory> discovered,
+      HealthMarks marks,
       XidPolicy xids,
       HealthListener listener,
       Clock clock) {
     this.nvml = nvml;
     this.handles = new GpuHandles(nvml);
-    this.inventory = inventory;
-    this.ledger = ledger;
+    this.discovered = discovered;
+    this.marks = marks;
     this.xids = xids;
     this.listener = listener;
     this.clock = clock;
@@ -84,11 +103,29 @@ public final class NvmlEventMonitor implements AutoCloseable {
     return handles;
   }
 
+  /**
+   * Whether the monitor does its job: its thread waits for events, or it found that this NVML has
+   * none and deliberately left health to the prober. False once closed, or if the thread died.
+   */
   boolean alive() {
-    return thread.isAlive();
+    return switch (state) {
+      case WATCHING -> thread.isAlive();
+      case EVENTS_UNAVAILABLE -> true;
+      case NOT_STARTED, STOPPED -> false;
+    };
+  }
+
+  public State state() {
+    return state;
+  }
+
+  /** Why NVML cannot deliver events, once the monitor found it cannot; empty otherwise. */
+  public Optional<String> unavailableReason() {
+    return unavailableReason;
   }
 
   public void start() {
+    state = State.WATCHING;
     thread.start();
   }
 
@@ -98,61 +135,94 @@ public final class NvmlEventMonitor implements AutoCloseable {
   }
 
   private void loop() {
-    while (stop.getCount() > 0) {
-      try {
-        Map<String, Device> wanted = wanted();
-        if (rebuildRequested || set == null || !wanted.keySet().equals(watched.keySet())) {
-          rebuild(wanted);
-        }
-        if (watched.isEmpty()) {
-          pause(Duration.ofMillis(WAIT_MS));
-          continue;
-        }
-        Optional<NvmlEvent> event = nvml.waitForEvent(set, WAIT_MS);
-        backoff = FIRST_BACKOFF;
-        event.ifPresent(this::handle);
-      } catch (NvmlException e) {
-        if (e.returnCode() == NvmlReturn.ERROR_FUNCTION_NOT_FOUND) {
-          // An NVML without events (or without part of the API): probes alone watch health.
-          log.warn("NVML cannot deliver events ({}); only probes watch GPU health", e.getMessage());
-          pause(Duration.ofDays(365));
-          continue;
-        }
-        if (e.isGpuLost()) {
-          if (markLost()) {
-            rebuildRequested = true; // drop the lost GPU from the set
-          } else {
-            // Every GPU we watch answers: the lost one is already marked and out of the set, but
-            // this NVML fails every wait while any GPU is lost. Events for healthy GPUs stay
-            // queued in the set, so wait again after a short, fixed pause; rebuilding would only
-            // cost calls. (A GPU newly lost meanwhile is found by the next probe.)
-            log.debug(
-                "NVML still reports a lost GPU; waiting again in {} ms",
-                LOST_ELSEWHERE_PAUSE.toMillis());
-            pause(LOST_ELSEWHERE_PAUSE);
+    try {
+      while (stop.getCount() > 0) {
+        try {
+          turn();
+        } catch (NvmlException e) {
+          if (missingFunction(e)) {
+            eventsUnavailable(e);
+            return;
           }
-          continue;
+          Duration delay = backoff.next();
+          log.warn(
+              "Waiting for NVML events failed: {}; rebuilding the event set in {} ms",
+              NvmlReturn.describe(e.returnCode()),
+              delay.toMillis());
+          retryAfter(delay);
+        } catch (RuntimeException e) {
+          Duration delay = backoff.next();
+          log.error("NVML event monitor error; backing off {} ms", delay.toMillis(), e);
+          retryAfter(delay);
         }
-        log.warn(
-            "Waiting for NVML events failed: {}; rebuilding the event set in {} ms",
-            NvmlReturn.describe(e.returnCode()),
-            backoff.toMillis());
-        pauseWithBackoff();
-        rebuildRequested = true;
-      } catch (RuntimeException e) {
-        log.error("NVML event monitor error; backing off {} ms", backoff.toMillis(), e);
-        pauseWithBackoff();
-        rebuildRequested = true;
       }
+    } finally {
+      closeSet();
     }
-    closeSet();
+  }
+
+  /**
+   * One wait for events, rebuilding the set first when needed. Throws what it cannot handle, so the
+   * loop alone decides about errors, including the one that makes events unavailable.
+   */
+  private void turn() {
+    Map<String, Device> wanted = wanted();
+    if (rebuildRequested || set == null || !wanted.keySet().equals(watched.keySet())) {
+      rebuild(wanted);
+    }
+    if (watched.isEmpty()) {
+      pause(Duration.ofMillis(WAIT_MS));
+      return;
+    }
+    Optional<NvmlEvent> event;
+    try {
+      event = nvml.waitForEvent(set, WAIT_MS);
+    } catch (NvmlException e) {
+      if (!e.isGpuLost()) {
+        throw e;
+      }
+      if (markLost()) {
+        rebuildRequested = true; // drop the lost GPU from the set
+      } else {
+        // Every GPU we watch answers: the lost one is already marked and out of the set, but
+        // this NVML fails every wait while any GPU is lost. Events for healthy GPUs stay
+        // queued in the set, so wait again after a short, fixed pause; rebuilding would only
+        // cost calls. (A GPU newly lost meanwhile is found by the next probe.)
+        log.debug(
+            "NVML still reports a lost GPU; waiting again in {} ms",
+            LOST_ELSEWHERE_PAUSE.toMillis());
+        pause(LOST_ELSEWHERE_PAUSE);
+      }
+      return;
+    }
+    backoff.reset();
+    event.ifPresent(this::handle);
+  }
+
+  /** A function of the event API (or one the monitor probes with) is absent from this NVML. */
+  private static boolean missingFunction(NvmlException e) {
+    return e.returnCode() == NvmlReturn.ERROR_FUNCTION_NOT_FOUND;
+  }
+
+  /** The one place that gives up on events: said once, visible in {@link #state()}. */
+  private void eventsUnavailable(NvmlException e) {
+    unavailableReason = Optional.of(e.getMessage());
+    if (stop.getCount() > 0) { // not closed meanwhile: STOPPED must stay
+      state = State.EVENTS_UNAVAILABLE;
+    }
+    log.warn("NVML cannot deliver events ({}); only probes watch GPU health", e.getMessage());
+  }
+
+  private void retryAfter(Duration delay) {
+    pause(delay);
+    rebuildRequested = true;
   }
 
   /** NVIDIA GPUs to watch: all but those marked lost. */
   private Map<String, Device> wanted() {
     Map<String, Device> wanted = new LinkedHashMap<>();
-    for (Device d : GpuHandles.nvidiaGpus(inventory.get())) {
-      if (!ledger.has(d.id(), HealthSource.GPU_LOST)) {
+    for (Device d : GpuHandles.nvidiaGpus(discovered.get())) {
+      if (!marks.has(d.id(), HealthSource.GPU_LOST)) {
         wanted.put(d.id(), d);
       }
     }
@@ -180,14 +250,11 @@ public final class NvmlEventMonitor implements AutoCloseable {
         nvml.registerEvents(handle, mask, set);
         byHandle.put(handle, d);
       } catch (NvmlException e) {
-        if (e.returnCode() == NvmlReturn.ERROR_FUNCTION_NOT_FOUND) {
-          // An NVML without events (or without part of the API): probes alone watch health.
-          log.warn("NVML cannot deliver events ({}); only probes watch GPU health", e.getMessage());
-          pause(Duration.ofDays(365));
-          continue;
+        if (missingFunction(e)) {
+          throw e; // for the loop: no GPU can be watched
         }
         if (e.isGpuLost()) {
-          lostFound |= ledger.mark(lostMark(d));
+          lostFound |= marks.mark(lostMark(d));
         } else if (e.returnCode() == NvmlReturn.ERROR_NOT_SUPPORTED) {
           log.info("GPU {} cannot register health events (too old); only probes watch it", d.id());
         } else {
@@ -221,10 +288,10 @@ public final class NvmlEventMonitor implements AutoCloseable {
             XidNames.name(xid));
         return;
       }
-      ledger.mark(HealthMark.xid(device.id(), xid, clock.instant()));
+      marks.mark(HealthMark.xid(device.id(), xid, clock.instant()));
       listener.changed();
     } else if ((event.eventType() & NvmlEventType.DOUBLE_BIT_ECC_ERROR) != 0) {
-      ledger.mark(
+      marks.mark(
           HealthMark.of(device.id(), HealthSource.ECC, clock.instant(), "double-bit ECC error"));
       listener.changed();
     } else if ((event.eventType() & NvmlEventType.SINGLE_BIT_ECC_ERROR) != 0) {
@@ -239,14 +306,11 @@ public final class NvmlEventMonitor implements AutoCloseable {
       try {
         nvml.index(entry.getKey());
       } catch (NvmlException e) {
-        if (e.returnCode() == NvmlReturn.ERROR_FUNCTION_NOT_FOUND) {
-          // An NVML without events (or without part of the API): probes alone watch health.
-          log.warn("NVML cannot deliver events ({}); only probes watch GPU health", e.getMessage());
-          pause(Duration.ofDays(365));
-          continue;
+        if (missingFunction(e)) {
+          throw e; // for the loop: lost GPUs cannot be told apart
         }
         if (e.isGpuLost()) {
-          found |= ledger.mark(lostMark(entry.getValue()));
+          found |= marks.mark(lostMark(entry.getValue()));
         }
       }
     }
@@ -257,14 +321,7 @@ public final class NvmlEventMonitor implements AutoCloseable {
   }
 
   private HealthMark lostMark(Device d) {
-    return HealthMark.of(
-        d.id(), HealthSource.GPU_LOST, clock.instant(), "NVML reports the GPU lost (GPU_IS_LOST)");
-  }
-
-  private void pauseWithBackoff() {
-    pause(backoff);
-    backoff =
-        backoff.multipliedBy(2).compareTo(MAX_BACKOFF) > 0 ? MAX_BACKOFF : backoff.multipliedBy(2);
+    return HealthMark.gpuLost(d.id(), clock.instant());
   }
 
   private void pause(Duration d) {
@@ -286,6 +343,7 @@ public final class NvmlEventMonitor implements AutoCloseable {
   /** Stops the thread; it leaves the NVML wait within a second. */
   @Override
   public void close() {
+    state = State.STOPPED;
     stop.countDown();
     try {
       thread.join(3000);

@@ -20,7 +20,7 @@ import java.util.TreeMap;
  *
  * <ul>
  *   <li>{@code acceld_device_health{resource,device,reason}}: 1 healthy, 0 unhealthy; {@code
- *       reason} is a short category ({@link HealthReasons}), empty when healthy;
+ *       reason} is the kind of the headline problem ({@link HealthReasons}), empty when healthy;
  *   <li>{@code acceld_device_health_transitions_total{resource,device,to}}: health flips;
  *   <li>{@code acceld_resource_devices{resource,state}}: healthy and unhealthy devices per
  *       resource.

@@ -1,13 +1,14 @@
 package io.acceld.metrics;
 
 import io.acceld.inventory.Device;
-import java.util.Locale;
+import io.acceld.inventory.HealthProblem;
 
 /**
- * Turns a device's free-text health reason into a short, fixed label value. The text can hold
- * paths, addresses and numbers; as a label it would create a new series for every variant, so
- * metrics get a category from a small closed set and the full text stays in logs and the {@code
- * devices} listing.
+ * The {@code reason} label of a device: the kind of its headline problem as a short, fixed value.
+ * The problem's text can hold paths, addresses and numbers; as a label it would create a new series
+ * for every variant, so metrics show the kind and the full text stays in logs and the {@code
+ * devices} listing. The values are part of the metrics contract (alerts match on them), which is
+ * why they are spelled here rather than derived from the enum's names.
  */
 final class HealthReasons {
   static final String HEALTHY = "";
@@ -22,36 +23,24 @@ final class HealthReasons {
 
   private HealthReasons() {}
 
-  /** {@code ""} for a healthy device, else the category of its first listed problem. */
+  /** {@code ""} for a healthy device, else the label of its first problem. */
   static String label(Device device) {
     if (device.isHealthy()) {
       return HEALTHY;
     }
-    String reason = device.healthReason().orElse("").trim();
-    if (reason.isEmpty()) {
-      return UNKNOWN;
-    }
-    // The scanner joins several problems with "; ": the first one is the headline.
-    int end = reason.indexOf(';');
-    String first = (end < 0 ? reason : reason.substring(0, end)).toLowerCase(Locale.ROOT);
-    if (first.contains("gpu_is_lost") || first.contains("lost") || first.contains("fallen off")) {
-      return GPU_LOST;
-    }
-    if (first.contains("xid")) {
-      return XID;
-    }
-    if (first.contains("device node") && first.contains("missing")) {
-      return DEVICE_NODE_MISSING;
-    }
-    if (first.contains("ecc") || first.contains("double-bit") || first.contains("dbe")) {
-      return ECC;
-    }
-    if (first.contains("retired") || first.contains("remap")) {
-      return MEMORY_RETIREMENT;
-    }
-    if (first.contains("nvml")) {
-      return NVML;
-    }
-    return OTHER;
+    return label(device.problems().get(0).kind());
+  }
+
+  static String label(HealthProblem.Kind kind) {
+    return switch (kind) {
+      case GPU_LOST -> GPU_LOST;
+      case XID -> XID;
+      case DEVICE_NODE_MISSING -> DEVICE_NODE_MISSING;
+      case ECC -> ECC;
+      case RETIRED_PAGES -> MEMORY_RETIREMENT;
+      case NVML_ERROR -> NVML;
+      case OTHER -> OTHER;
+      case UNKNOWN -> UNKNOWN;
+    };
   }
 }

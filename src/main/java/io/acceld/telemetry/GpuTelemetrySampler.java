@@ -9,7 +9,7 @@ import io.acceld.nvml.NvmlDevice;
 import io.acceld.nvml.NvmlException;
 import io.acceld.nvml.NvmlMemoryInfo;
 import io.acceld.nvml.NvmlUtilization;
-import io.acceld.util.NamedThreads;
+import io.acceld.util.PeriodicTask;
 import java.time.Clock;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -22,9 +22,6 @@ import java.util.Optional;
 import java.util.OptionalInt;
 import java.util.OptionalLong;
 import java.util.Set;
-import java.util.concurrent.Executors;
-import java.util.concurrent.ScheduledExecutorService;
-import java.util.concurrent.TimeUnit;
 import java.util.function.Supplier;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -47,13 +44,10 @@ public final class GpuTelemetrySampler implements AutoCloseable {
 
   private final Nvml nvml;
   private final Supplier<Inventory> inventory;
-  private final Duration interval;
   private final Clock clock;
-  private final ScheduledExecutorService thread =
-      Executors.newSingleThreadScheduledExecutor(new NamedThreads("acceld-telemetry"));
+  private final PeriodicTask loop;
 
   private volatile TelemetrySample latest = TelemetrySample.EMPTY;
-  private boolean passesFailing; // sampler thread only
 
   // Touched only inside sampleNow(), which is synchronized.
   private final Map<String, NvmlDevice> handles = new HashMap<>();
@@ -69,42 +63,25 @@ public final class GpuTelemetrySampler implements AutoCloseable {
     if (interval.isNegative() || interval.isZero()) {
       throw new IllegalArgumentException("telemetry interval must be positive: " + interval);
     }
-    this.interval = interval;
     this.clock = clock;
+    // A pass that throws keeps the previous sample: latest is only replaced by a finished pass.
+    this.loop =
+        PeriodicTask.every("acceld-telemetry", "GPU telemetry pass", interval, this::sampleNow);
+  }
+
+  /** Whether the loop still runs; its turns catch their own failures, so only close ends it. */
+  public boolean alive() {
+    return loop.alive();
   }
 
   /** Takes the first sample at once, then one per interval. */
-  /** Whether the loop still runs; its task catches its own failures, so only close ends it. */
-  public boolean alive() {
-    return !thread.isShutdown();
-  }
-
   public void start() {
-    thread.scheduleWithFixedDelay(this::sampleSafely, 0, interval.toNanos(), TimeUnit.NANOSECONDS);
+    loop.start();
   }
 
   /** The last completed sample; {@link TelemetrySample#EMPTY} before the first. */
   public TelemetrySample latest() {
     return latest;
-  }
-
-  private void sampleSafely() {
-    try {
-      sampleNow();
-      if (passesFailing) {
-        log.info("GPU telemetry passes work again");
-        passesFailing = false;
-      }
-    } catch (RuntimeException | LinkageError e) {
-      // An exception would cancel the schedule: keep the last sample and try again next interval.
-      // Logged in full once per run of failures, so a persistent fault does not flood the log.
-      if (!passesFailing) {
-        log.error("GPU telemetry pass failed; keeping the previous sample", e);
-        passesFailing = true;
-      } else {
-        log.debug("GPU telemetry pass failed again: {}", e.toString());
-      }
-    }
   }
 
   /** One pass over the inventory, published as {@link #latest()} and returned. */
@@ -199,16 +176,9 @@ public final class GpuTelemetrySampler implements AutoCloseable {
     }
   }
 
+  /** Stops sampling; a pass inside NVML, which cannot be interrupted, gets a few seconds. */
   @Override
   public void close() {
-    thread.shutdownNow();
-    try {
-      // a pass may be inside NVML, which cannot be interrupted; give it a moment
-      if (!thread.awaitTermination(5, TimeUnit.SECONDS)) {
-        log.warn("The telemetry thread did not stop within 5 s");
-      }
-    } catch (InterruptedException e) {
-      Thread.currentThread().interrupt();
-    }
+    loop.close();
   }
 }

@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import io.acceld.inventory.Device;
 import io.acceld.inventory.Health;
+import io.acceld.inventory.HealthProblem;
 import io.acceld.inventory.Inventory;
 import io.acceld.nvml.Nvml;
 import io.acceld.nvml.NvmlProbe;
@@ -96,6 +97,7 @@ class InventoryScannerNvmlIT {
     Device lost = inventory.device(node.gpus().get(2).pciAddress()).orElseThrow();
     assertThat(lost.health()).isEqualTo(Health.UNHEALTHY);
     assertThat(lost.healthReason().orElseThrow()).contains("GPU_IS_LOST");
+    assertThat(lost.problems()).containsExactly(HealthProblem.gpuLost());
     assertThat(inventory.devices().stream().filter(Device::isHealthy)).hasSize(7);
   }
 }

@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import io.acceld.inventory.Device;
 import io.acceld.inventory.Health;
+import io.acceld.inventory.HealthProblem;
 import io.acceld.inventory.Inventory;
 import io.acceld.inventory.PcieLevel;
 import io.acceld.simulate.FixtureNode;
@@ -116,6 +117,9 @@ class InventoryScannerTest {
     Device broken = inventory.device("0000:c1:00.0").orElseThrow();
     assertThat(broken.health()).isEqualTo(Health.UNHEALTHY);
     assertThat(broken.healthReason().orElseThrow()).contains("dri/renderD129").contains("missing");
+    assertThat(broken.problems())
+        .extracting(HealthProblem::kind)
+        .containsExactly(HealthProblem.Kind.DEVICE_NODE_MISSING);
     assertThat(broken.deviceNodes()).containsExactly("kfd", "dri/card2");
     assertThat(inventory.device("0000:41:00.0").orElseThrow().isHealthy()).isTrue();
   }

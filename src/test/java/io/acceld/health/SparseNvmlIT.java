@@ -3,6 +3,7 @@ package io.acceld.health;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.acceld.agent.NodeDiscovery;
+import io.acceld.config.AgentConfig;
 import io.acceld.config.ConfigLoader;
 import io.acceld.inventory.Inventory;
 import io.acceld.nvml.Nvml;
@@ -12,13 +13,18 @@ import io.acceld.simulate.FixtureNode;
 import io.acceld.simulate.Fixtures;
 import io.acceld.simulate.HotPlug;
 import io.acceld.testing.AgentHarness;
+import io.acceld.testing.Eventually;
+import io.acceld.testing.LogCapture;
 import io.acceld.testing.NvmlDouble;
 import io.acceld.testing.kubelet.DeviceState;
 import io.acceld.testing.kubelet.KubeletDouble;
 import java.nio.file.Path;
+import java.time.Clock;
 import java.time.Duration;
+import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.concurrent.atomic.AtomicInteger;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -40,16 +46,7 @@ class SparseNvmlIT {
       assertThat(info.gpus()).allSatisfy(g -> assertThat(g.uuid()).startsWith("GPU-"));
       assertThat(info.gpus()).allSatisfy(g -> assertThat(g.cpuAffinity()).isEmpty());
     }
-    try (NodeDiscovery discovery =
-        NodeDiscovery.open(
-            ConfigLoader.load(
-                Map.of(
-                    "sysfs-root", node.tree().sysfsRoot().toString(),
-                    "dev-root", node.tree().devRoot().toString(),
-                    "proc-root", node.tree().procRoot().toString(),
-                    "nvml-library", sparse.libraryPath().toString()),
-                Map.of(),
-                Optional.empty()))) {
+    try (NodeDiscovery discovery = NodeDiscovery.open(config(node, sparse))) {
       Inventory inventory = discovery.scan();
       assertThat(inventory.devices())
           .hasSize(8)
@@ -59,6 +56,57 @@ class SparseNvmlIT {
       assertThat(inventory.topology().level(node.gpus().get(0).uuid(), node.gpus().get(1).uuid()))
           .isEqualTo(Fixtures.eightGpuLevel(0, 1));
     }
+  }
+
+  @Test
+  void withoutTheEventApiEventsAreReportedUnavailableOnceAndHealthStaysAlive() throws Exception {
+    FixtureNode node = Fixtures.eightGpuNode(root.resolve("node"));
+    NvmlDouble sparse = NvmlDouble.createSparse(root.resolve("nvml"), node.nvmlScenario());
+    AtomicInteger changes = new AtomicInteger();
+    HealthListener listener = changes::incrementAndGet;
+    try (NodeDiscovery discovery = NodeDiscovery.open(config(node, sparse));
+        LogCapture logs = LogCapture.of(NvmlEventMonitor.class)) {
+      Inventory discovered = discovery.scan();
+      try (HealthMonitor health =
+          new HealthMonitor(
+              discovery.nvml(),
+              () -> discovered,
+              new HealthMarks(Clock.systemUTC(), Optional.empty()),
+              listener,
+              () -> {},
+              Clock.systemUTC(),
+              new HealthMonitor.Settings(
+                  XidPolicy.of(List.of(), List.of()),
+                  Duration.ofMillis(50),
+                  node.tree().sysfsRoot(),
+                  node.tree().devRoot(),
+                  Duration.ofMillis(200)))) {
+        health.start();
+
+        Eventually.await(
+            "events reported unavailable", () -> health.eventsUnavailable().isPresent());
+
+        assertThat(health.eventsUnavailable().orElseThrow()).contains("nvmlEventSetCreate");
+        assertThat(health.alive()).isTrue();
+        assertThat(logs.warnings())
+            .singleElement()
+            .asString()
+            .startsWith("NVML cannot deliver events")
+            .contains("only probes watch GPU health");
+        assertThat(changes.get()).isZero();
+      }
+    }
+  }
+
+  private static AgentConfig config(FixtureNode node, NvmlDouble nvml) {
+    return ConfigLoader.load(
+        Map.of(
+            "sysfs-root", node.tree().sysfsRoot().toString(),
+            "dev-root", node.tree().devRoot().toString(),
+            "proc-root", node.tree().procRoot().toString(),
+            "nvml-library", nvml.libraryPath().toString()),
+        Map.of(),
+        Optional.empty());
   }
 
   @Test

@@ -2,12 +2,19 @@ package io.acceld.metrics;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.acceld.health.HealthMark;
+import io.acceld.health.HealthSource;
 import io.acceld.inventory.Device;
 import io.acceld.inventory.Health;
+import io.acceld.inventory.HealthProblem;
+import io.acceld.inventory.HealthProblem.Kind;
 import io.acceld.inventory.InventoryStore;
 import io.acceld.testing.TestDevices;
 import io.micrometer.prometheusmetrics.PrometheusConfig;
 import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
+import java.nio.file.Path;
+import java.time.Instant;
+import java.util.Arrays;
 import java.util.List;
 import java.util.Optional;
 import org.junit.jupiter.api.BeforeEach;
@@ -80,7 +87,7 @@ class DeviceHealthMetricsTest {
 
   @Test
   void aReasonChangeReplacesTheSeriesWithoutCountingATransition() {
-    publish(gpu0, amd, unhealthy(gpu1, "device node /dev/nvidia1 is missing"));
+    publish(gpu0, amd, unhealthy(gpu1, HealthProblem.deviceNodeMissing(Path.of("/dev/nvidia1"))));
     publish(gpu0, amd, lost(gpu1));
 
     Exposition scrape = scrape();
@@ -143,29 +150,62 @@ class DeviceHealthMetricsTest {
 
   @Test
   void reasonsAreShortFixedCategories() {
+    Instant now = Instant.parse("2026-01-01T00:00:00Z");
     assertThat(HealthReasons.label(gpu0)).isEmpty();
     assertThat(HealthReasons.label(lost(gpu0))).isEqualTo("gpu_lost");
-    assertThat(HealthReasons.label(unhealthy(gpu0, "device node /dev/nvidia0 is missing")))
+    assertThat(
+            HealthReasons.label(
+                unhealthy(gpu0, HealthProblem.deviceNodeMissing(Path.of("/dev/nvidia0")))))
         .isEqualTo("device_node_missing");
-    assertThat(HealthReasons.label(unhealthy(gpu0, "XID 79 (GPU has fallen off the bus)")))
+    // an XID 79 is the driver saying the GPU fell off the bus
+    assertThat(HealthReasons.label(unhealthy(gpu0, HealthMark.xid(gpu0.id(), 79, now).problem())))
         .isEqualTo("gpu_lost");
-    assertThat(HealthReasons.label(unhealthy(gpu0, "XID 48: double-bit ECC error")))
+    assertThat(HealthReasons.label(unhealthy(gpu0, HealthMark.xid(gpu0.id(), 48, now).problem())))
         .isEqualTo("xid");
-    assertThat(HealthReasons.label(unhealthy(gpu0, "uncorrectable ECC errors: 3")))
+    assertThat(
+            HealthReasons.label(
+                unhealthy(
+                    gpu0,
+                    HealthMark.of(gpu0.id(), HealthSource.ECC, now, "double-bit ECC error")
+                        .problem())))
         .isEqualTo("ecc_error");
-    assertThat(HealthReasons.label(unhealthy(gpu0, "retired pages pending")))
+    assertThat(
+            HealthReasons.label(
+                unhealthy(
+                    gpu0,
+                    HealthMark.of(gpu0.id(), HealthSource.RETIRED_PAGES, now, "retired pages")
+                        .problem())))
         .isEqualTo("memory_retirement");
-    assertThat(HealthReasons.label(unhealthy(gpu0, "NVML call failed: ERROR_UNKNOWN")))
+    assertThat(
+            HealthReasons.label(
+                unhealthy(
+                    gpu0, HealthProblem.of(Kind.NVML_ERROR, "NVML call failed: ERROR_UNKNOWN"))))
         .isEqualTo("nvml_error");
-    assertThat(HealthReasons.label(unhealthy(gpu0, "the moon is in the wrong phase")))
+    assertThat(
+            HealthReasons.label(
+                gpu0.withHealth(Health.UNHEALTHY, Optional.of("the moon is in the wrong phase"))))
         .isEqualTo("other");
     assertThat(HealthReasons.label(gpu0.withHealth(Health.UNHEALTHY, Optional.empty())))
         .isEqualTo("unknown");
     // several problems: the first one names the series
     assertThat(
             HealthReasons.label(
-                unhealthy(gpu0, "device node /dev/nvidia0 is missing; NVML reports the GPU lost")))
+                gpu0.withProblems(
+                    List.of(
+                        HealthProblem.deviceNodeMissing(Path.of("/dev/nvidia0")),
+                        HealthProblem.gpuLost()))))
         .isEqualTo("device_node_missing");
+  }
+
+  @Test
+  void theLabelIsTheProblemsKindWhateverItsTextSays() {
+    Device misleading =
+        unhealthy(gpu0, HealthProblem.of(Kind.RETIRED_PAGES, "not an XID, not lost, no ECC"));
+
+    assertThat(HealthReasons.label(misleading)).isEqualTo("memory_retirement");
+    assertThat(Arrays.stream(Kind.values()).map(HealthReasons::label))
+        .doesNotHaveDuplicates()
+        .doesNotContain("");
   }
 
   private void publish(Device... devices) {
@@ -173,11 +213,11 @@ class DeviceHealthMetricsTest {
   }
 
   private static Device lost(Device d) {
-    return unhealthy(d, "NVML reports the GPU lost (GPU_IS_LOST)");
+    return unhealthy(d, HealthProblem.gpuLost());
   }
 
-  private static Device unhealthy(Device d, String reason) {
-    return d.withHealth(Health.UNHEALTHY, Optional.of(reason));
+  private static Device unhealthy(Device d, HealthProblem problem) {
+    return d.withProblems(List.of(problem));
   }
 
   private Exposition scrape() {

@@ -1,7 +1,7 @@
 package io.acceld.metrics;
 
 import io.acceld.inventory.Device;
-import io.acceld.inventory.Health;
+import io.acceld.inventory.HealthProblem;
 import io.acceld.inventory.InventoryStore;
 import io.acceld.ledger.Holder;
 import io.acceld.nvml.Nvml;
@@ -67,7 +67,7 @@ final class PopulatedAgent implements AutoCloseable {
     healthy.add(TestDevices.amd(0, 1));
     Device noNvml =
         TestDevices.nvidiaWithoutNvml(9)
-            .withHealth(Health.UNHEALTHY, Optional.of("device node /dev/nvidia9 is missing"));
+            .withProblems(List.of(HealthProblem.deviceNodeMissing(Path.of("/dev/nvidia9"))));
     healthy.add(noNvml);
     store.publish(TestDevices.inventory(healthy));
     sampler.sampleNow();
@@ -75,11 +75,7 @@ final class PopulatedAgent implements AutoCloseable {
     // GPU 3 falls off the bus: health, XID and telemetry all notice
     fake.control().acceld_fake_set_lost(3, 1);
     List<Device> after = new ArrayList<>(healthy);
-    after.set(
-        3,
-        healthy
-            .get(3)
-            .withHealth(Health.UNHEALTHY, Optional.of("NVML reports the GPU lost (GPU_IS_LOST)")));
+    after.set(3, healthy.get(3).withProblems(List.of(HealthProblem.gpuLost())));
     store.publish(TestDevices.inventory(after));
     metrics.xids().record("nvidia.com/gpu", NvmlScenarios.uuid(3), 79);
     metrics.xids().record("nvidia.com/gpu", NvmlScenarios.uuid(1), 13);

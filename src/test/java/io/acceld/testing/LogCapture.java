@@ -35,6 +35,14 @@ public final class LogCapture implements AutoCloseable {
     return appender.list.stream().map(ILoggingEvent::getFormattedMessage).toList();
   }
 
+  /** Formatted messages logged at INFO or above, in order. */
+  public List<String> infos() {
+    return appender.list.stream()
+        .filter(e -> e.getLevel().isGreaterOrEqual(Level.INFO))
+        .map(ILoggingEvent::getFormattedMessage)
+        .toList();
+  }
+
   @Override
   public void close() {
     logger.detachAppender(appender);

@@ -15,7 +15,7 @@ import java.util.Optional;
  * quarantine has passed since they were raised; with no quarantine they stay, which is the safe
  * default. Other marks end when their source clears them. Thread-safe.
  */
-public final class HealthLedger {
+public final class HealthMarks {
   private final Clock clock;
   private final Optional<Duration> quarantine;
   private final Map<String, Map<HealthSource, HealthMark>> marks = new HashMap<>();
@@ -23,7 +23,7 @@ public final class HealthLedger {
   /**
    * @param quarantine how long sticky marks last; empty keeps them until the agent restarts
    */
-  public HealthLedger(Clock clock, Optional<Duration> quarantine) {
+  public HealthMarks(Clock clock, Optional<Duration> quarantine) {
     this.clock = clock;
     this.quarantine = quarantine;
   }
