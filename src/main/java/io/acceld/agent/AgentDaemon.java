@@ -130,6 +130,21 @@ public final class AgentDaemon implements AutoCloseable {
                             DeviceListing.rows(
                                 ledger.current(), config::sharing, config.get(Settings.DEV_ROOT)))
                         + "\n"));
+    server.degradedBy(() -> degraded(storage));
+  }
+
+  /** What {@code /healthz} reports beside "ok": parts that work less well than they should. */
+  private static List<String> degraded(LedgerStorage storage) {
+    var status = storage.writer().status();
+    if (status.ok()) {
+      return List.of();
+    }
+    return List.of(
+        "the lease checkpoint cannot be written since "
+            + status.since().map(Object::toString).orElse("?")
+            + " ("
+            + status.problem().orElse("")
+            + "); leases are kept in memory and the write is retried");
   }
 
   /** The pod holding {@code deviceId}, for the pod labels of its GPU series. */

@@ -10,6 +10,7 @@ import java.io.IOException;
 import java.io.OutputStream;
 import java.net.InetSocketAddress;
 import java.nio.charset.StandardCharsets;
+import java.util.List;
 import java.util.Objects;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
@@ -27,7 +28,10 @@ import org.slf4j.LoggerFactory;
  *   <li>{@code GET /metrics}: the registry in Prometheus text format 0.0.4, or OpenMetrics 1.0 when
  *       the {@code Accept} header asks for {@code application/openmetrics-text}.
  *   <li>{@code GET /healthz}: 200 {@code ok} while {@code alive} holds, else 503 (liveness: the
- *       kubelet restarts the pod).
+ *       kubelet restarts the pod). While the agent serves but something is degraded (the lease
+ *       checkpoint cannot be written, NVML events are unavailable) it still answers 200, with one
+ *       {@code degraded: ...} line per problem: a restart would not mend a full disk, and would
+ *       lose the leases only memory holds.
  *   <li>{@code GET /readyz}: 200 {@code ok} while {@code ready} holds, else 503 (readiness).
  *   <li>Other paths 404, other methods 405.
  * </ul>
@@ -52,6 +56,7 @@ public final class MetricsServer implements AutoCloseable {
   private final BooleanSupplier alive;
   private final BooleanSupplier ready;
   private final Supplier<String> devices;
+  private Supplier<List<String>> degraded = List::of;
 
   private MetricsServer(
       HttpServer server,
@@ -104,6 +109,15 @@ public final class MetricsServer implements AutoCloseable {
     return server;
   }
 
+  /**
+   * What {@code /healthz} reports beside {@code ok}: one sentence per degraded part. Set once,
+   * before the server is asked; the supplier must be cheap and never block.
+   */
+  public MetricsServer degradedBy(Supplier<List<String>> problems) {
+    this.degraded = Objects.requireNonNull(problems, "problems");
+    return this;
+  }
+
   /** The bound address; with port 0 this carries the port the system picked. */
   public InetSocketAddress address() {
     return server.getAddress();
@@ -132,9 +146,9 @@ public final class MetricsServer implements AutoCloseable {
       }
       switch (path) {
         case "/metrics" -> metrics(exchange);
-        case "/healthz" -> probe(exchange, alive, "not alive");
+        case "/healthz" -> probe(exchange, alive, "not alive", degraded);
         case "/devices" -> reply(exchange, 200, JSON, devices.get());
-        default -> probe(exchange, ready, "not ready");
+        default -> probe(exchange, ready, "not ready", List::of);
       }
     } catch (RuntimeException e) {
       // The JDK server would drop the connection without a response; a 500 is easier to debug.
@@ -166,7 +180,8 @@ public final class MetricsServer implements AutoCloseable {
         : TEXT_CONTENT_TYPE;
   }
 
-  private static void probe(HttpExchange exchange, BooleanSupplier check, String failure)
+  private static void probe(
+      HttpExchange exchange, BooleanSupplier check, String failure, Supplier<List<String>> degraded)
       throws IOException {
     boolean ok;
     String reason = failure;
@@ -177,7 +192,11 @@ public final class MetricsServer implements AutoCloseable {
       reason = failure + ": " + e;
     }
     if (ok) {
-      reply(exchange, 200, PLAIN, "ok\n");
+      StringBuilder body = new StringBuilder("ok\n");
+      for (String problem : degraded.get()) {
+        body.append("degraded: ").append(problem).append('\n');
+      }
+      reply(exchange, 200, PLAIN, body.toString());
     } else {
       reply(exchange, 503, PLAIN, reason + "\n");
     }

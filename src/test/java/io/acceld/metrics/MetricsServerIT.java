@@ -10,6 +10,7 @@ import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
+import java.util.List;
 import java.util.concurrent.atomic.AtomicBoolean;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
@@ -87,6 +88,22 @@ class MetricsServerIT {
 
     alive.set(true);
     assertThat(get("/healthz", null)).satisfies(ok());
+  }
+
+  @Test
+  void healthzStaysUpButSaysWhatIsDegraded() throws Exception {
+    java.util.concurrent.atomic.AtomicReference<List<String>> problems =
+        new java.util.concurrent.atomic.AtomicReference<>(List.of());
+    server.degradedBy(problems::get);
+    assertThat(get("/healthz", null).body()).isEqualTo("ok\n");
+
+    problems.set(List.of("the lease checkpoint cannot be written since 2026-12-01T12:00:00Z"));
+    HttpResponse<String> degraded = get("/healthz", null);
+
+    assertThat(degraded.statusCode()).isEqualTo(200);
+    assertThat(degraded.body())
+        .isEqualTo(
+            "ok\ndegraded: the lease checkpoint cannot be written since 2026-12-01T12:00:00Z\n");
   }
 
   @Test
