@@ -3,6 +3,9 @@ package io.acceld.kubelet;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import io.acceld.inventory.ReplicaId;
+import io.acceld.ledger.Holder;
+import io.acceld.ledger.LeaseResult;
 import io.acceld.nvml.NvmlEventType;
 import io.acceld.proto.deviceplugin.v1beta1.AllocateResponse;
 import io.acceld.proto.deviceplugin.v1beta1.ContainerAllocateResponse;
@@ -355,6 +358,63 @@ class KubeletIT {
         Duration.ofSeconds(5));
     assertThat(CdiSpecSyncTest.FileIdentity.of(spec)).isEqualTo(written);
     assertThat(Files.readAllBytes(spec)).isEqualTo(content);
+  }
+
+  @Test
+  void allocateRecordsAPendingLeaseBeforeItAnswersSoMesosCannotTakeTheDevice() throws Exception {
+    kubelet();
+    AgentHarness agent = start(agent());
+    kubelet.awaitRegistered(NVIDIA, REGISTRATION);
+
+    kubelet.allocateOne(NVIDIA, List.of(uuid(1)));
+
+    // No wait: the lease is the ledger's before the kubelet hears yes.
+    assertThat(agent.ledger().current().leasesOf(uuid(1)))
+        .singleElement()
+        .satisfies(l -> assertThat(l.holder()).isInstanceOf(Holder.KubeletPending.class));
+    LeaseResult mesos =
+        agent
+            .ledger()
+            .lease(new Holder.MesosTask("fw", "t"), List.of(ReplicaId.whole(uuid(1))), "offer");
+    assertThat(mesos).isInstanceOf(LeaseResult.Refused.class);
+    assertThat(((LeaseResult.Refused) mesos).message()).contains("pending kubelet allocation");
+  }
+
+  @Test
+  void aDeviceMesosHoldsIsShownUnhealthyAllocateIsRefusedNamingTheHolderAndItComesBack()
+      throws Exception {
+    kubelet();
+    AgentHarness agent = start(agent());
+    kubelet.awaitDevices(
+        NVIDIA, l -> l.size() == 8 && l.stream().allMatch(DeviceState::healthy), REGISTRATION);
+    Holder task = new Holder.MesosTask("framework-1", "task-7");
+
+    assertThat(agent.ledger().lease(task, List.of(ReplicaId.whole(uuid(3))), "offer").granted())
+        .isTrue();
+
+    kubelet.awaitDevices(
+        NVIDIA,
+        l -> l.stream().anyMatch(d -> d.id().equals(uuid(3)) && !d.healthy()),
+        REGISTRATION);
+    assertThatThrownBy(() -> kubelet.allocateOne(NVIDIA, List.of(uuid(0), uuid(3))))
+        .isInstanceOfSatisfying(
+            StatusRuntimeException.class,
+            e -> {
+              assertThat(e.getStatus().getCode()).isEqualTo(Status.Code.FAILED_PRECONDITION);
+              assertThat(e.getStatus().getDescription())
+                  .contains(uuid(3))
+                  .contains("Mesos task framework-1/task-7");
+            });
+    assertThat(agent.ledger().current().isLeased(uuid(0))).as("nothing handed out").isFalse();
+    // A lease is not a fault: the device's own health is untouched.
+    assertThat(agent.agent().inventory().current().device(uuid(3)).orElseThrow().isHealthy())
+        .isTrue();
+
+    agent.ledger().release(task);
+    kubelet.awaitDevices(
+        NVIDIA, l -> l.size() == 8 && l.stream().allMatch(DeviceState::healthy), REGISTRATION);
+    assertThat(kubelet.allocateOne(NVIDIA, List.of(uuid(3))).getEnvsMap())
+        .containsEntry("NVIDIA_VISIBLE_DEVICES", uuid(3));
   }
 
   @Test

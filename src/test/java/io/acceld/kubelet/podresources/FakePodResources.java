@@ -12,7 +12,7 @@ import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicReference;
 
 /** The kubelet's pod-resources service with a settable answer, counting the List calls it gets. */
-final class FakePodResources extends PodResourcesListerGrpc.PodResourcesListerImplBase {
+public final class FakePodResources extends PodResourcesListerGrpc.PodResourcesListerImplBase {
   private final AtomicReference<ListPodResourcesResponse> answer =
       new AtomicReference<>(ListPodResourcesResponse.getDefaultInstance());
   private final AtomicReference<Status> failure = new AtomicReference<>();
@@ -30,20 +30,20 @@ final class FakePodResources extends PodResourcesListerGrpc.PodResourcesListerIm
     out.onCompleted();
   }
 
-  void answer(ListPodResourcesResponse response) {
+  public void answer(ListPodResourcesResponse response) {
     answer.set(response);
   }
 
   /** Fails every call with {@code status}; null to answer again. */
-  void fail(Status status) {
+  public void fail(Status status) {
     failure.set(status);
   }
 
-  int calls() {
+  public int calls() {
     return calls.get();
   }
 
-  static ListPodResourcesResponse pods(PodResources... pods) {
+  public static ListPodResourcesResponse pods(PodResources... pods) {
     ListPodResourcesResponse.Builder response = ListPodResourcesResponse.newBuilder();
     for (PodResources p : pods) {
       response.addPodResources(p);
@@ -51,7 +51,7 @@ final class FakePodResources extends PodResourcesListerGrpc.PodResourcesListerIm
     return response.build();
   }
 
-  static PodResources pod(String namespace, String name, ContainerResources... containers) {
+  public static PodResources pod(String namespace, String name, ContainerResources... containers) {
     PodResources.Builder pod = PodResources.newBuilder().setNamespace(namespace).setName(name);
     for (ContainerResources c : containers) {
       pod.addContainers(c);
@@ -59,7 +59,7 @@ final class FakePodResources extends PodResourcesListerGrpc.PodResourcesListerIm
     return pod.build();
   }
 
-  static ContainerResources container(String name, String resource, String... deviceIds) {
+  public static ContainerResources container(String name, String resource, String... deviceIds) {
     return ContainerResources.newBuilder()
         .setName(name)
         .addDevices(
