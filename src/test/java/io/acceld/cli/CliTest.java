@@ -4,6 +4,12 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
+import io.acceld.inventory.Inventory;
+import io.acceld.inventory.ReplicaId;
+import io.acceld.ledger.Availability;
+import io.acceld.ledger.Holder;
+import io.acceld.ledger.Lease;
+import io.acceld.ledger.LeaseCheckpoint;
 import io.acceld.simulate.FixtureNode;
 import io.acceld.simulate.FixtureVariants;
 import io.acceld.simulate.Fixtures;
@@ -11,6 +17,7 @@ import java.io.PrintWriter;
 import java.io.StringWriter;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
@@ -102,6 +109,79 @@ class CliTest {
     assertThat(lines.get(1).substring(healthColumn)).startsWith("Healthy");
     assertThat(lines.get(2).substring(healthColumn)).startsWith("Healthy");
     assertThat(lines.get(1)).startsWith("amd.com/gpu").contains("0000:41:00.0");
+  }
+
+  @Test
+  void devicesShowWhatIsAdvertisedWithSharingAndWhoHoldsEachReplica() throws Exception {
+    FixtureNode node = Fixtures.eightGpuNode(root.resolve("node"));
+    Path config = root.resolve("acceld.yaml");
+    Files.writeString(
+        config, "resources:\n  nvidia.com/gpu:\n    replicas: 2\n    rename-shared: true\n");
+    Path state = root.resolve("state");
+    Files.createDirectories(state);
+    String first = node.gpus().get(0).pciAddress();
+    String second = node.gpus().get(1).pciAddress();
+    Instant since = Instant.parse("2026-12-01T10:00:00Z");
+    new LeaseCheckpoint(state)
+        .write(
+            Availability.of(
+                Inventory.EMPTY,
+                List.of(
+                    new Lease(
+                        ReplicaId.of(first, 1),
+                        new Holder.KubeletPod("ml", "trainer-0", "worker"),
+                        since,
+                        "Allocate"),
+                    new Lease(
+                        ReplicaId.whole(second),
+                        new Holder.MesosTask("fw-1", "task-7"),
+                        since,
+                        "offer"))));
+
+    Run run =
+        run(
+            Map.of(),
+            rootsOf(
+                node,
+                "--json",
+                "--nvml-library",
+                "none",
+                "--config",
+                config.toString(),
+                "--state-dir",
+                state.toString()));
+
+    assertThat(run.exit()).as(run.err()).isZero();
+    JsonNode devices = new ObjectMapper().readTree(run.out());
+    assertThat(devices).as("8 GPUs x 2 replicas, as the kubelet is offered them").hasSize(16);
+    Map<String, JsonNode> byId = new java.util.HashMap<>();
+    devices.forEach(d -> byId.put(d.get("id").asText(), d));
+    assertThat(byId.get(first + "::0").get("resource").asText()).isEqualTo("nvidia.com/gpu.shared");
+    assertThat(byId.get(first + "::0").get("physicalId").asText()).isEqualTo(first);
+    assertThat(byId.get(first + "::0").get("holderKind").asText()).isEqualTo("free");
+    assertThat(byId.get(first + "::1").get("holderKind").asText()).isEqualTo("kubelet_pod");
+    assertThat(byId.get(first + "::1").get("holder").asText()).isEqualTo("ml/trainer-0/worker");
+    assertThat(byId.get(first + "::1").get("heldSince").asText()).isEqualTo(since.toString());
+    // a whole-device lease holds every replica
+    assertThat(byId.get(second + "::0").get("holder").asText()).isEqualTo("fw-1/task-7");
+    assertThat(byId.get(second + "::1").get("holderKind").asText()).isEqualTo("mesos_task");
+
+    Run table =
+        run(
+            Map.of(),
+            rootsOf(
+                node,
+                "--nvml-library",
+                "none",
+                "--config",
+                config.toString(),
+                "--state-dir",
+                state.toString()));
+    assertThat(table.out())
+        .contains("HOLDER")
+        .contains("pod ml/trainer-0/worker")
+        .contains("mesos fw-1/task-7")
+        .contains("free");
   }
 
   @Test

@@ -41,6 +41,8 @@ final class PopulatedAgent implements AutoCloseable {
   private final InventoryStore store = new InventoryStore();
   private final GpuTelemetrySampler sampler;
   private final AgentMetrics metrics;
+  private final io.acceld.ledger.DeviceLedger ledger =
+      io.acceld.ledger.DeviceLedger.inMemory(java.time.Clock.systemUTC());
 
   PopulatedAgent(Path dir, DcgmCollector.LabelNames labels) throws Exception {
     fake = NvmlDouble.create(dir.resolve("nvml"), NvmlScenarios.h100s(4));
@@ -56,6 +58,7 @@ final class PopulatedAgent implements AutoCloseable {
             .nvmlCallStats(() -> Optional.of(nvml.callStats()))
             .telemetry(sampler::latest)
             .podOwners(id -> Optional.ofNullable(owners.get(id)))
+            .ledger(ledger::current, Optional.empty())
             .dcgmLabels(labels)
             .build();
     metrics.deviceHealth().follow(store);
@@ -71,6 +74,15 @@ final class PopulatedAgent implements AutoCloseable {
     healthy.add(noNvml);
     store.publish(TestDevices.inventory(healthy));
     sampler.sampleNow();
+    // The pods' GPUs and a Mesos task's AMD GPU are leased, so the ledger series are populated.
+    ledger.onChange(store.current(), null);
+    Map<io.acceld.inventory.ReplicaId, Holder.KubeletPod> inUse = new java.util.HashMap<>();
+    owners.forEach((id, pod) -> inUse.put(io.acceld.inventory.ReplicaId.whole(id), pod));
+    ledger.reconcileKubelet(inUse, java.time.Duration.ZERO);
+    ledger.lease(
+        new Holder.MesosTask("marathon", "train.1"),
+        List.of(io.acceld.inventory.ReplicaId.whole(TestDevices.amd(0, 1).id())),
+        "offer");
 
     // GPU 3 falls off the bus: health, XID and telemetry all notice
     fake.control().acceld_fake_set_lost(3, 1);
@@ -147,6 +159,7 @@ final class PopulatedAgent implements AutoCloseable {
   public void close() {
     sampler.close();
     metrics.close();
+    ledger.close();
     nvml.close();
   }
 }
