@@ -1,0 +1,138 @@
+package io.acceld.deploy;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import com.marcnuri.helm.Helm;
+import com.marcnuri.helm.LintResult;
+import io.acceld.config.AgentConfig;
+import io.acceld.config.Settings;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.List;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/** The chart through real Helm (helm-java embeds Helm's Go library): lint, render, validate. */
+class HelmChartTest {
+  private static KubernetesSchemas schemas;
+
+  @TempDir Path dir;
+
+  @BeforeAll
+  static void setUp() throws Exception {
+    if (Boolean.getBoolean("acceld.regenerate")) {
+      HelmValues.regenerate();
+    }
+    schemas = KubernetesSchemas.load();
+  }
+
+  private static Helm chart() {
+    return new Helm(HelmValues.CHART);
+  }
+
+  private void assertValid(List<JsonNode> objects) {
+    for (JsonNode object : objects) {
+      assertThat(schemas.validate(object))
+          .as("%s %s", object.path("kind").asText(), object.at("/metadata/name").asText())
+          .isEmpty();
+    }
+  }
+
+  @Test
+  void valuesHaveEverySettingOfTheTableAndNothingElse() throws Exception {
+    String values = Files.readString(HelmValues.VALUES);
+    assertThat(values)
+        .as("values.yaml drifted from Settings.java; regenerate with -Dacceld.regenerate=true")
+        .isEqualTo(HelmValues.regeneratedValues(values));
+    String schema = Files.readString(HelmValues.SCHEMA);
+    ObjectMapper json = new ObjectMapper();
+    assertThat(json.readTree(schema))
+        .as(
+            "values.schema.json drifted from Settings.java; regenerate with -Dacceld.regenerate=true")
+        .isEqualTo(json.readTree(HelmValues.regeneratedSchema(schema)));
+  }
+
+  @Test
+  void helmLintIsClean() {
+    LintResult lint = chart().lint().strict().call();
+    assertThat(lint.isFailed()).as(String.join("\n", lint.getMessages())).isFalse();
+  }
+
+  @Test
+  void theDefaultRenderIsValidAndDeployable() throws Exception {
+    List<JsonNode> objects =
+        Manifests.parse(chart().template().withName("acceld").withNamespace("kube-system").call());
+
+    assertThat(objects)
+        .extracting(o -> o.path("kind").asText())
+        .containsExactlyInAnyOrder("ConfigMap", "DaemonSet", "Service");
+    assertValid(objects);
+    DaemonSetChecks.assertDeployable(
+        Manifests.only(objects, "DaemonSet"), Manifests.only(objects, "ConfigMap"), dir);
+  }
+
+  @Test
+  void aNonDefaultRenderIsValidAndCarriesTheSettings() throws Exception {
+    Path values = dir.resolve("values.yaml");
+    Files.writeString(
+        values,
+        """
+        image: {repository: registry.example/acceld, tag: "0.2.0", pullPolicy: Always}
+        serviceMonitor: {enabled: true, interval: 15s, labels: {release: prometheus}}
+        hostPaths: {driverLib: /run/nvidia/driver/usr/lib/x86_64-linux-gnu}
+        nodeSelector: {node-role.example/gpu: "yes"}
+        rules:
+          - {vendor: "0x1d0f", class: "0x08", driver: neuron, resource: aws.amazon.com/neuron}
+        sharing:
+          nvidia.com/gpu: {replicas: 4, rename-shared: true}
+        config:
+          metrics-address: 0.0.0.0:9500
+          kubelet-registration: plugin-watcher
+          cdi: true
+          log-level: debug
+          health-quarantine: 10m
+          xid-ignore-add: "48,63"
+        """);
+    List<JsonNode> objects =
+        Manifests.parse(
+            chart()
+                .template()
+                .withName("gpu")
+                .withNamespace("accel")
+                .withValuesFile(values)
+                .call());
+
+    assertThat(objects)
+        .extracting(o -> o.path("kind").asText())
+        .containsExactlyInAnyOrder("ConfigMap", "DaemonSet", "Service", "ServiceMonitor");
+    assertValid(objects);
+    JsonNode daemonSet = Manifests.only(objects, "DaemonSet");
+    JsonNode configMap = Manifests.only(objects, "ConfigMap");
+    DaemonSetChecks.assertDeployable(daemonSet, configMap, dir);
+
+    AgentConfig config = DaemonSetChecks.agentConfig(configMap, dir);
+    assertThat(config.get(Settings.METRICS_ADDRESS).port()).isEqualTo(9500);
+    assertThat(config.get(Settings.KUBELET_REGISTRATION)).isEqualTo("plugin-watcher");
+    assertThat(config.get(Settings.CDI)).isTrue();
+    assertThat(config.get(Settings.XID_IGNORE_ADD)).containsExactly(48, 63);
+    assertThat(config.rules()).hasSize(1);
+    assertThat(config.sharing("nvidia.com/gpu").replicas()).isEqualTo(4);
+    assertThat(daemonSet.at("/spec/template/spec/containers/0/image").asText())
+        .isEqualTo("registry.example/acceld:0.2.0");
+    assertThat(daemonSet.at("/metadata/namespace").asText()).isEqualTo("accel");
+    assertThat(Manifests.only(objects, "ServiceMonitor").at("/metadata/labels/release").asText())
+        .isEqualTo("prometheus");
+  }
+
+  @Test
+  void theValuesSchemaRejectsAMisspelledSettingAndAWrongChoice() {
+    assertThatThrownBy(() -> chart().template().set("config.sysfs-rot", "/x").call())
+        .hasMessageContaining("sysfs-rot");
+    assertThatThrownBy(() -> chart().template().set("config.log-level", "loud").call())
+        .hasMessageContaining("log-level");
+  }
+}

@@ -1,0 +1,107 @@
+package io.acceld.deploy;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import io.acceld.testing.kubelet.KubeletDouble;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * What the image ships, started as the image starts it: the {@code acceld} launcher on the jlinked
+ * runtime with the AppCDS archive, made by the same {@code build-runtime.sh} the Dockerfile runs.
+ */
+class RuntimeImageIT {
+  @TempDir Path dir;
+
+  private Process launch(Path prefix, String... args) throws Exception {
+    List<String> command = new ArrayList<>(List.of(prefix.resolve("bin/acceld").toString()));
+    command.addAll(List.of(args));
+    ProcessBuilder builder =
+        new ProcessBuilder(command)
+            .redirectOutput(dir.resolve("out.txt").toFile())
+            .redirectError(dir.resolve("err.txt").toFile());
+    builder.environment().put("ACCELD_NATIVE_PROBES", RuntimeImage.nativeProbes().toString());
+    // -Xshare:on turns "the AppCDS archive does not fit this jar" into a failed start.
+    builder.environment().put("ACCELD_JVM_EXTRA_FLAGS", "-Xshare:on");
+    builder.environment().remove("JAVA_HOME");
+    builder.environment().remove("ACCELD_JAVA");
+    builder.environment().remove("ACCELD_JAR");
+    return builder.start();
+  }
+
+  private String out() throws Exception {
+    return RuntimeImage.read(dir.resolve("out.txt"));
+  }
+
+  private String err() throws Exception {
+    return RuntimeImage.read(dir.resolve("err.txt"));
+  }
+
+  @Test
+  void theJlinkedRuntimeRegistersWithTheKubeletAndStopsCleanlyOnSigterm() throws Exception {
+    Path prefix = RuntimeImage.prefix();
+    try (KubeletDouble kubelet = KubeletDouble.start(dir.resolve("kubelet/device-plugins"))) {
+      Process agent =
+          launch(
+              prefix,
+              "run",
+              "--simulate",
+              "--device-plugin-dir",
+              kubelet.deviceDir().toString(),
+              "--metrics-address",
+              "127.0.0.1:0");
+      try {
+        kubelet.awaitRegistered("nvidia.com/gpu", Duration.ofSeconds(60));
+        // The launcher exec'd the jlinked java: the registered process is that runtime, not the
+        // JDK running this test.
+        assertThat(Path.of("/proc", Long.toString(agent.pid()), "exe").toRealPath())
+            .isEqualTo(prefix.resolve("jre/bin/java").toRealPath());
+        assertThat(
+                kubelet.awaitDevices("nvidia.com/gpu", d -> d.size() == 8, Duration.ofSeconds(30)))
+            .hasSize(8);
+        Path socket = kubelet.deviceDir().resolve("acceld-nvidia.com_gpu.sock");
+        assertThat(socket).exists();
+
+        agent.destroy(); // SIGTERM, straight to the JVM
+        assertThat(agent.waitFor(10, TimeUnit.SECONDS)).as("stopped within 10 s").isTrue();
+
+        assertThat(agent.exitValue()).as(err()).isZero();
+        assertThat(socket).doesNotExist();
+        kubelet.awaitStreamEnded("nvidia.com/gpu", Duration.ofSeconds(5));
+      } finally {
+        agent.destroyForcibly();
+      }
+    }
+  }
+
+  @Test
+  void theJlinkedRuntimeSeesTheGpusThroughNvmlAndKeepsStdoutClean() throws Exception {
+    Path prefix = RuntimeImage.prefix();
+    Process devices = launch(prefix, "devices", "--simulate", "--json");
+    assertThat(devices.waitFor(60, TimeUnit.SECONDS)).isTrue();
+
+    assertThat(devices.exitValue()).as(err()).isZero();
+    JsonNode list = new ObjectMapper().readTree(out());
+    assertThat(list).hasSize(8);
+    list.forEach(d -> assertThat(d.get("driverVersion").asText()).isEqualTo("550.54.15"));
+  }
+
+  @Test
+  void theRuntimeLeavesOutTheModulesTheAgentDoesNotUse() throws Exception {
+    Path prefix = RuntimeImage.prefix();
+    List<String> modules =
+        Files.readAllLines(prefix.resolve("jre/release")).stream()
+            .filter(line -> line.startsWith("MODULES="))
+            .toList();
+    assertThat(modules).singleElement().asString().doesNotContain("java.desktop", "java.sql");
+    assertThat(prefix.resolve("jre/lib/acceld.jsa")).isNotEmptyFile();
+  }
+}
