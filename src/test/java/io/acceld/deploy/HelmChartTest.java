@@ -8,6 +8,7 @@ import com.fasterxml.jackson.databind.ObjectMapper;
 import com.marcnuri.helm.Helm;
 import com.marcnuri.helm.LintResult;
 import io.acceld.config.AgentConfig;
+import io.acceld.config.RegistrationMode;
 import io.acceld.config.Settings;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -116,7 +117,8 @@ class HelmChartTest {
 
     AgentConfig config = DaemonSetChecks.agentConfig(configMap, dir);
     assertThat(config.get(Settings.METRICS_ADDRESS).port()).isEqualTo(9500);
-    assertThat(config.get(Settings.KUBELET_REGISTRATION)).isEqualTo("plugin-watcher");
+    assertThat(config.get(Settings.KUBELET_REGISTRATION))
+        .isEqualTo(RegistrationMode.PLUGIN_WATCHER);
     assertThat(config.get(Settings.CDI)).isTrue();
     assertThat(config.get(Settings.XID_IGNORE_ADD)).containsExactly(48, 63);
     assertThat(config.rules()).hasSize(1);
