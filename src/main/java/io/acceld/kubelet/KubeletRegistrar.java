@@ -4,6 +4,7 @@ import io.acceld.proto.deviceplugin.v1beta1.Empty;
 import io.acceld.proto.deviceplugin.v1beta1.RegisterRequest;
 import io.acceld.proto.deviceplugin.v1beta1.RegistrationGrpc;
 import io.acceld.transport.UnixGrpc;
+import io.acceld.util.Backoff;
 import io.acceld.util.GuardedBy;
 import io.grpc.ManagedChannel;
 import io.grpc.Status;
@@ -118,7 +119,7 @@ final class KubeletRegistrar {
     private boolean waitingForSocket;
 
     @GuardedBy("lock")
-    private Duration backoff = FIRST_RETRY;
+    private final Backoff backoff = new Backoff(FIRST_RETRY, MAX_RETRY);
 
     @GuardedBy("lock")
     private int failures;
@@ -159,7 +160,7 @@ final class KubeletRegistrar {
       if (cancelled || inFlight != null || engagedWith != null) {
         return;
       }
-      backoff = FIRST_RETRY;
+      backoff.reset();
       schedule(Duration.ZERO);
     }
 
@@ -275,7 +276,7 @@ final class KubeletRegistrar {
       inFlight = null;
       cancelTimer();
       failures = 0;
-      backoff = FIRST_RETRY;
+      backoff.reset();
       RegisterRequest request = target.request();
       log.info(
           "Registered {} with the kubelet (endpoint {})",
@@ -291,14 +292,13 @@ final class KubeletRegistrar {
       inFlight = null;
       engagedWith = null;
       String message = "Register of " + target.request().getResourceName() + " failed: " + status;
+      Duration pause = backoff.next();
       if (failures++ % 10 == 0) {
-        log.warn("{}; retrying in {} ms", message, backoff.toMillis());
+        log.warn("{}; retrying in {} ms", message, pause.toMillis());
       } else {
         log.debug(message);
       }
-      schedule(backoff);
-      backoff =
-          backoff.multipliedBy(2).compareTo(MAX_RETRY) > 0 ? MAX_RETRY : backoff.multipliedBy(2);
+      schedule(pause);
     }
 
     /** Register still in flight after {@link #DIAL_BACK}: did the kubelet reach us at all? */

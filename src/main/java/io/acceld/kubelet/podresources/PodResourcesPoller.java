@@ -5,6 +5,7 @@ import io.acceld.proto.podresources.v1.ListPodResourcesRequest;
 import io.acceld.proto.podresources.v1.ListPodResourcesResponse;
 import io.acceld.proto.podresources.v1.PodResourcesListerGrpc;
 import io.acceld.transport.UnixGrpc;
+import io.acceld.util.Backoff;
 import io.acceld.util.NamedThreads;
 import io.grpc.ManagedChannel;
 import java.nio.file.Files;
@@ -58,7 +59,7 @@ public final class PodResourcesPoller implements AutoCloseable {
 
   // Confined to the poller thread.
   private ManagedChannel channel;
-  private Duration backoff;
+  private final Backoff backoff;
   private boolean failing;
   private boolean socketSeen;
 
@@ -95,7 +96,7 @@ public final class PodResourcesPoller implements AutoCloseable {
     }
     this.interval = interval;
     this.maxBackoff = maxBackoff;
-    this.backoff = interval;
+    this.backoff = new Backoff(interval, maxBackoff);
   }
 
   /** Whether the loop still runs; its task catches its own failures, so only close ends it. */
@@ -132,11 +133,10 @@ public final class PodResourcesPoller implements AutoCloseable {
           log.info("Listing pod resources from {} works again", socket);
           failing = false;
         }
-        backoff = interval;
+        backoff.reset();
       }
     } catch (RuntimeException e) {
-      next = backoff;
-      backoff = min(backoff.multipliedBy(2), maxBackoff);
+      next = backoff.next();
       if (!failing) {
         log.warn(
             "Cannot list pod resources from {}: {}; retrying with backoff up to {} s"
@@ -170,10 +170,6 @@ public final class PodResourcesPoller implements AutoCloseable {
       channel.shutdownNow();
       channel = null;
     }
-  }
-
-  private static Duration min(Duration a, Duration b) {
-    return a.compareTo(b) <= 0 ? a : b;
   }
 
   @Override
