@@ -91,6 +91,11 @@ public class KubeletRpcBenchmark {
     // The production ledger, checkpointing to disk on its own thread as the agent does.
     storage = LedgerStorage.open(dir.resolve("state"), Clock.systemUTC());
     storage.ledger().onChange(inventory, InventoryDiff.between(Inventory.EMPTY, inventory));
+    // As in the agent, something follows the ledger (the kubelet publisher): each change wakes it.
+    // -Dbench.listener=false leaves it out, to see what the hand-over costs.
+    if (!"false".equals(System.getProperty("bench.listener"))) {
+      storage.ledger().subscribe(availability -> {});
+    }
     DevicePluginService service =
         new DevicePluginService(
             view,

@@ -13,8 +13,10 @@ import org.slf4j.LoggerFactory;
 
 /**
  * Writes the ledger's checkpoint on its own thread, {@code acceld-ledger-checkpoint}, so that no
- * lease call waits for a disk. Each write takes the newest snapshot handed over, so a burst of
- * changes costs one write.
+ * lease call waits for a disk. A change is written {@link #COALESCE} after it arrives, taking the
+ * newest snapshot then, so a burst of changes (a node's pods starting at once) costs one write and
+ * the lease calls' cores are not spent on fsyncs. A caller that must know its lease is durable
+ * before it acknowledges (the Mesos bridge) calls {@link #awaitPersisted}, which writes at once.
  *
  * <p>When a write fails (disk full, read-only or missing state directory), the leases stay in
  * memory and are served from there; the failure is logged once at ERROR, the write is retried with
@@ -27,6 +29,9 @@ public final class CheckpointWriter implements LeaseStore, AutoCloseable {
 
   static final Duration FIRST_RETRY = Duration.ofSeconds(1);
   static final Duration MAX_RETRY = Duration.ofSeconds(30);
+
+  /** How long a change waits for others to share its write. */
+  static final Duration COALESCE = Duration.ofMillis(25);
 
   /**
    * Whether the checkpoint is being kept.
@@ -54,6 +59,8 @@ public final class CheckpointWriter implements LeaseStore, AutoCloseable {
   private long persisted = -1;
   // @GuardedBy("lock")
   private boolean closed;
+  // @GuardedBy("lock"): someone waits for durability; skip the coalescing pause.
+  private int waiting;
   private volatile Status status = Status.OK;
 
   private final AtomicLong writes = new AtomicLong();
@@ -78,8 +85,13 @@ public final class CheckpointWriter implements LeaseStore, AutoCloseable {
   public void save(Availability snapshot) {
     synchronized (lock) {
       if (pending == null || snapshot.version() > pending.version()) {
+        // Wake the writer only when it has nothing to do: during its coalescing pause it will take
+        // this snapshot anyway, and waking it for each change would cost the callers' cores.
+        boolean idle = pending == null || pending.version() <= persisted;
         pending = snapshot;
-        lock.notifyAll();
+        if (idle) {
+          lock.notifyAll();
+        }
       }
     }
   }
@@ -88,14 +100,20 @@ public final class CheckpointWriter implements LeaseStore, AutoCloseable {
   public boolean awaitPersisted(long version, Duration timeout) throws InterruptedException {
     long deadline = System.nanoTime() + timeout.toNanos();
     synchronized (lock) {
-      while (persisted < version) {
-        long left = deadline - System.nanoTime();
-        if (left <= 0 || closed) {
-          return persisted >= version;
+      waiting++;
+      lock.notifyAll();
+      try {
+        while (persisted < version) {
+          long left = deadline - System.nanoTime();
+          if (left <= 0 || closed) {
+            return persisted >= version;
+          }
+          lock.wait(Math.max(1, left / 1_000_000));
         }
-        lock.wait(Math.max(1, left / 1_000_000));
+        return true;
+      } finally {
+        waiting--;
       }
-      return true;
     }
   }
 
@@ -125,6 +143,15 @@ public final class CheckpointWriter implements LeaseStore, AutoCloseable {
         while (!closed && (pending == null || pending.version() <= persisted)) {
           try {
             lock.wait();
+          } catch (InterruptedException e) {
+            return;
+          }
+        }
+        // Let a burst gather, unless someone waits for this write.
+        long until = System.nanoTime() + COALESCE.toNanos();
+        while (!closed && waiting == 0 && System.nanoTime() < until) {
+          try {
+            lock.wait(Math.max(1, (until - System.nanoTime()) / 1_000_000));
           } catch (InterruptedException e) {
             return;
           }

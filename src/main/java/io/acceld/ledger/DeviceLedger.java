@@ -18,9 +18,9 @@ import java.util.Map;
 import java.util.Objects;
 import java.util.Set;
 import java.util.concurrent.CopyOnWriteArrayList;
-import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.RejectedExecutionException;
+import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicReference;
 import org.slf4j.Logger;
@@ -49,9 +49,9 @@ import org.slf4j.LoggerFactory;
  * <p>Every change produces a new {@link Availability} (with a higher version). The {@link
  * LeaseStore} is handed each one under the lock (it writes the checkpoint on its own thread);
  * listeners get them on the {@code acceld-ledger} thread, in order, always ending with the newest
- * (a burst may be folded into its last snapshot). Lease calls therefore cost memory work only,
- * which keeps the kubelet's Allocate and the Mesos bridge's ACCEPT independent of each other and of
- * listeners.
+ * (a burst may be folded into its last snapshot): inventory changes at once, lease changes within
+ * {@link #LEASE_COALESCE}. Lease calls therefore cost memory work only, which keeps the kubelet's
+ * Allocate and the Mesos bridge's ACCEPT independent of each other and of listeners.
  */
 public final class DeviceLedger implements InventoryStore.Listener, AutoCloseable {
   private static final Logger log = LoggerFactory.getLogger(DeviceLedger.class);
@@ -76,8 +76,11 @@ public final class DeviceLedger implements InventoryStore.Listener, AutoCloseabl
   private volatile Availability current = Availability.EMPTY;
   private final List<Listener> listeners = new CopyOnWriteArrayList<>();
   private final AtomicReference<Availability> undelivered = new AtomicReference<>();
-  private final ExecutorService dispatcher =
-      Executors.newSingleThreadExecutor(new NamedThreads("acceld-ledger"));
+  private final ScheduledExecutorService dispatcher =
+      Executors.newSingleThreadScheduledExecutor(new NamedThreads("acceld-ledger"));
+
+  /** How long a lease change waits for others to share its delivery (well within 100 ms). */
+  static final Duration LEASE_COALESCE = Duration.ofMillis(5);
 
   /**
    * @param restored leases read back from the checkpoint; they are kept whether or not their
@@ -127,7 +130,7 @@ public final class DeviceLedger implements InventoryStore.Listener, AutoCloseabl
   public void onChange(Inventory next, InventoryDiff diff) {
     synchronized (lock) {
       inventory = next;
-      changed();
+      changed(true);
     }
   }
 
@@ -160,6 +163,22 @@ public final class DeviceLedger implements InventoryStore.Listener, AutoCloseabl
     if (requests.isEmpty() || requests.stream().allMatch(r -> r.slots().isEmpty())) {
       return new LeaseResult.Refused(List.of("no devices were requested"));
     }
+    List<Lease> takenOver = new ArrayList<>();
+    LeaseResult result = leaseLocked(requests, takenOver);
+    // Logged off the lock. A pod's lease taken over means the kubelet reused a device of a pod we
+    // had not yet seen go: worth a line. A pending one (the kubelet retried, or reassigned before
+    // pod-resources showed the pod) is routine.
+    for (Lease old : takenOver) {
+      if (old.holder() instanceof Holder.KubeletPod) {
+        log.info("The kubelet reassigned {}, which {} held", old.slot(), old.describeHolder());
+      } else {
+        log.debug("The kubelet reassigned {}, which {} held", old.slot(), old.describeHolder());
+      }
+    }
+    return result;
+  }
+
+  private LeaseResult leaseLocked(List<Request> requests, List<Lease> takenOverOut) {
     synchronized (lock) {
       List<String> refused = new ArrayList<>();
       Set<Lease> takenOver = new LinkedHashSet<>();
@@ -206,13 +225,7 @@ public final class DeviceLedger implements InventoryStore.Listener, AutoCloseabl
       for (Lease old : takenOver) {
         if (leases.remove(old.slot(), old)) {
           changed = true;
-          log.info(
-              "{} takes over {} from {} (the kubelet reassigned it)",
-              claimed.get(old.slot()) == null
-                  ? "A new kubelet allocation"
-                  : claimed.get(old.slot()).describe(),
-              old.slot(),
-              old.describeHolder());
+          takenOverOut.add(old);
         }
       }
       List<Lease> granted = new ArrayList<>();
@@ -230,7 +243,7 @@ public final class DeviceLedger implements InventoryStore.Listener, AutoCloseabl
         }
       }
       if (changed) {
-        changed();
+        changed(false);
       }
       return new LeaseResult.Granted(granted, version);
     }
@@ -252,7 +265,7 @@ public final class DeviceLedger implements InventoryStore.Listener, AutoCloseabl
         }
       }
       if (!released.isEmpty()) {
-        changed();
+        changed(false);
       }
       return released;
     }
@@ -330,7 +343,7 @@ public final class DeviceLedger implements InventoryStore.Listener, AutoCloseabl
         }
       }
       if (changed) {
-        changed();
+        changed(false);
       }
     }
   }
@@ -362,18 +375,28 @@ public final class DeviceLedger implements InventoryStore.Listener, AutoCloseabl
     return found;
   }
 
-  // Called with the lock held: publish the new state to the store and the listeners.
-  private void changed() {
+  /**
+   * Called with the lock held: publish the new state to the store and the listeners.
+   *
+   * @param urgent an inventory change (health, presence): delivered at once, because it must reach
+   *     the kubelet in milliseconds. A lease change is delivered after {@link #LEASE_COALESCE}, so
+   *     a burst of Allocates wakes the listeners once, not once per call, on a node whose few cores
+   *     serve those calls.
+   */
+  private void changed(boolean urgent) {
     version++;
     Availability next = new Availability(version, inventory, List.copyOf(leases.values()));
     current = next;
     store.save(next);
-    if (undelivered.getAndSet(next) == null) {
-      try {
+    boolean scheduled = undelivered.getAndSet(next) != null;
+    try {
+      if (urgent) {
         dispatcher.execute(this::drain);
-      } catch (RejectedExecutionException e) {
-        // closed: nobody is listening any more
+      } else if (!scheduled) {
+        dispatcher.schedule(this::drain, LEASE_COALESCE.toNanos(), TimeUnit.NANOSECONDS);
       }
+    } catch (RejectedExecutionException e) {
+      // closed: nobody is listening any more
     }
   }
 
