@@ -8,6 +8,7 @@ import io.acceld.inventory.Device;
 import io.acceld.inventory.Health;
 import io.acceld.inventory.Inventory;
 import io.acceld.inventory.InventoryDiff;
+import io.acceld.ledger.DeviceLedger;
 import io.acceld.ledger.LedgerStorage;
 import java.time.Clock;
 import io.acceld.inventory.NodeInfo;
@@ -61,6 +62,7 @@ public class KubeletRpcBenchmark {
 
   private Path dir;
   private LedgerStorage storage;
+  private DeviceLedger ledger;
   private UnixGrpc grpc;
   private ExecutorService executor;
   private boolean directExecutor;
@@ -90,11 +92,16 @@ public class KubeletRpcBenchmark {
     dir = Files.createTempDirectory("acceld-bench-");
     // The production ledger, checkpointing to disk on its own thread as the agent does.
     storage = LedgerStorage.open(dir.resolve("state"), Clock.systemUTC());
-    storage.ledger().onChange(inventory, InventoryDiff.between(Inventory.EMPTY, inventory));
+    // -Dbench.checkpoint=false: a ledger that keeps nothing, to see what the checkpoint costs.
+    ledger =
+        "false".equals(System.getProperty("bench.checkpoint"))
+            ? DeviceLedger.inMemory(Clock.systemUTC())
+            : storage.ledger();
+    ledger.onChange(inventory, InventoryDiff.between(Inventory.EMPTY, inventory));
     // As in the agent, something follows the ledger (the kubelet publisher): each change wakes it.
     // -Dbench.listener=false leaves it out, to see what the hand-over costs.
     if (!"false".equals(System.getProperty("bench.listener"))) {
-      storage.ledger().subscribe(availability -> {});
+      ledger.subscribe(availability -> {});
     }
     DevicePluginService service =
         new DevicePluginService(
@@ -103,7 +110,7 @@ public class KubeletRpcBenchmark {
             new AllocationResponder(Path.of("/dev"), true, Optional.empty()),
             new TopologyAwareChooser(),
             PluginEvents.NONE,
-            storage.ledger(),
+            ledger,
             new PendingAllocations(Clock.systemUTC()));
     grpc = new UnixGrpc("bench-grpc", 2);
     executor = Executors.newFixedThreadPool(4);
