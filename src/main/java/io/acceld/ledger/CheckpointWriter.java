@@ -13,10 +13,13 @@ import org.slf4j.LoggerFactory;
 
 /**
  * Writes the ledger's checkpoint on its own thread, {@code acceld-ledger-checkpoint}, so that no
- * lease call waits for a disk. A change is written {@link #COALESCE} after it arrives, taking the
- * newest snapshot then, so a burst of changes (a node's pods starting at once) costs one write and
- * the lease calls' cores are not spent on fsyncs. A caller that must know its lease is durable
- * before it acknowledges (the Mesos bridge) calls {@link #awaitPersisted}, which writes at once.
+ * lease call waits for a disk. Writes are at least {@link #MIN_INTERVAL} apart: a change on a quiet
+ * node is written at once, and a burst (a node's pods starting together) shares a write every
+ * {@code MIN_INTERVAL}, taking the newest snapshot, so the cores that serve lease calls are not
+ * spent on fsyncs (measured: BENCHMARKS.md). A caller that must know its lease is durable before it
+ * acknowledges (the Mesos bridge) calls {@link #awaitPersisted}, which writes at once. The
+ * kubelet's Allocate does not: a pending lease lost in a crash before its write comes back from the
+ * kubelet's pod-resources API, which is the truth for that side.
  *
  * <p>When a write fails (disk full, read-only or missing state directory), the leases stay in
  * memory and are served from there; the failure is logged once at ERROR, the write is retried with
@@ -30,8 +33,8 @@ public final class CheckpointWriter implements LeaseStore, AutoCloseable {
   static final Duration FIRST_RETRY = Duration.ofSeconds(1);
   static final Duration MAX_RETRY = Duration.ofSeconds(30);
 
-  /** How long a change waits for others to share its write. */
-  static final Duration COALESCE = Duration.ofMillis(25);
+  /** The shortest time between two writes, unless someone waits for durability. */
+  static final Duration MIN_INTERVAL = Duration.ofMillis(200);
 
   /**
    * Whether the checkpoint is being kept.
@@ -61,6 +64,8 @@ public final class CheckpointWriter implements LeaseStore, AutoCloseable {
   private boolean closed;
   // @GuardedBy("lock"): someone waits for durability; skip the coalescing pause.
   private int waiting;
+  // The writer thread only: when the last write attempt started (System.nanoTime()).
+  private long lastWrite = System.nanoTime() - MIN_INTERVAL.toNanos();
   private volatile Status status = Status.OK;
 
   private final AtomicLong writes = new AtomicLong();
@@ -148,7 +153,7 @@ public final class CheckpointWriter implements LeaseStore, AutoCloseable {
           }
         }
         // Let a burst gather, unless someone waits for this write.
-        long until = System.nanoTime() + COALESCE.toNanos();
+        long until = lastWrite + MIN_INTERVAL.toNanos();
         while (!closed && waiting == 0 && System.nanoTime() < until) {
           try {
             lock.wait(Math.max(1, (until - System.nanoTime()) / 1_000_000));
@@ -177,6 +182,7 @@ public final class CheckpointWriter implements LeaseStore, AutoCloseable {
   /** One attempt; true if {@code snapshot} is now durable. */
   private boolean write(Availability snapshot) {
     long start = System.nanoTime();
+    lastWrite = start;
     try {
       AtomicFiles.createDirectories(
           checkpoint.file().getParent(), AtomicFiles.DIRECTORY_OWNER_ONLY);
