@@ -2,6 +2,7 @@ package io.acceld.ledger;
 
 import io.acceld.util.AtomicFiles;
 import io.acceld.util.Backoff;
+import io.acceld.util.GuardedBy;
 import java.io.IOException;
 import java.time.Clock;
 import java.time.Duration;
@@ -56,14 +57,19 @@ public final class CheckpointWriter implements LeaseStore, AutoCloseable {
   private final Thread thread;
   private final Object lock = new Object();
 
-  // @GuardedBy("lock")
+  @GuardedBy("lock")
   private Availability pending;
-  // @GuardedBy("lock")
+
+  @GuardedBy("lock")
   private long persisted = -1;
-  // @GuardedBy("lock")
+
+  @GuardedBy("lock")
   private boolean closed;
-  // @GuardedBy("lock"): someone waits for durability; skip the coalescing pause.
+
+  // Someone waits for durability: skip the coalescing pause.
+  @GuardedBy("lock")
   private int waiting;
+
   // The writer thread only: when the last write attempt started (System.nanoTime()).
   private long lastWrite = System.nanoTime() - MIN_INTERVAL.toNanos();
   private volatile Status status = Status.OK;

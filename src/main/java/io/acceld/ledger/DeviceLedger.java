@@ -5,6 +5,7 @@ import io.acceld.inventory.Inventory;
 import io.acceld.inventory.InventoryDiff;
 import io.acceld.inventory.InventoryStore;
 import io.acceld.inventory.ReplicaId;
+import io.acceld.util.GuardedBy;
 import io.acceld.util.NamedThreads;
 import java.time.Clock;
 import java.time.Duration;
@@ -66,11 +67,14 @@ public final class DeviceLedger implements InventoryStore.Listener, AutoCloseabl
   private final LeaseStore store;
   private final Object lock = new Object();
 
-  // @GuardedBy("lock"): every slot's lease, in grant order.
+  // Every slot's lease, in grant order.
+  @GuardedBy("lock")
   private final Map<ReplicaId, Lease> leases = new LinkedHashMap<>();
-  // @GuardedBy("lock")
+
+  @GuardedBy("lock")
   private Inventory inventory = Inventory.EMPTY;
-  // @GuardedBy("lock")
+
+  @GuardedBy("lock")
   private long version;
 
   private volatile Availability current = Availability.EMPTY;

@@ -124,6 +124,14 @@ class LeaseRestartIT {
     }
   }
 
+  String metrics() throws Exception {
+    return HttpClient.newHttpClient()
+        .send(
+            HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + port + "/metrics")).build(),
+            HttpResponse.BodyHandlers.ofString())
+        .body();
+  }
+
   boolean heldBy(String id, String kind, String holder) {
     return device(id)
         .filter(d -> d.get("holderKind").asText().equals(kind))
@@ -185,6 +193,13 @@ class LeaseRestartIT {
           .as("pod-resources was not asked again")
           .isEqualTo(callsAtKill);
       int callsBefore = podResources.calls();
+      assertThat(metrics())
+          .as("the lease in the metrics")
+          .containsPattern(
+              "acceld_device_leased\\{[^}]*device=\""
+                  + gpu
+                  + "\"[^}]*holder_kind=\"kubelet_pod\"[^}]*} 1")
+          .containsPattern("acceld_ledger_leases\\{holder_kind=\"kubelet_pod\"} 1");
 
       // `acceld devices --agent` shows the same.
       Process cli =

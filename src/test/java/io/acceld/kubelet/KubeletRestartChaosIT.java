@@ -37,8 +37,8 @@ class KubeletRestartChaosIT {
 
   /**
    * The issue saw its race in about one run of 50 restarts in four; 200 rounds are four such runs
-   * (a 1-in-4 race is caught with 68 % odds per CI run, and every CI run adds to that), in about two
-   * and a half minutes.
+   * (a 1-in-4 race is caught with 68 % odds per CI run, and every CI run adds to that), in about
+   * two and a half minutes.
    */
   static final int ROUNDS = Integer.getInteger("acceld.chaosRounds", 200);
 
