@@ -18,6 +18,7 @@ import io.acceld.metrics.NodeName;
 import io.acceld.telemetry.GpuTelemetrySampler;
 import io.acceld.telemetry.TelemetrySample;
 import io.acceld.transport.UnixGrpc;
+import io.acceld.util.FileModeMask;
 import java.io.IOException;
 import java.time.Clock;
 import java.util.ArrayList;
@@ -59,6 +60,8 @@ public final class AgentDaemon implements AutoCloseable {
   }
 
   private void startParts(AgentConfig config) throws IOException {
+    // Before anything is created: sockets, locks and state are the agent's alone.
+    FileModeMask.restrict(FileModeMask.OWNER_ONLY);
     Clock clock = Clock.systemUTC();
     LedgerStorage storage = keep(LedgerStorage.open(config.get(Settings.STATE_DIR), clock));
     ledger = storage.ledger();

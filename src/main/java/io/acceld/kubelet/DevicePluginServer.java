@@ -1,6 +1,7 @@
 package io.acceld.kubelet;
 
 import io.acceld.transport.UnixGrpc;
+import io.acceld.util.AtomicFiles;
 import io.grpc.BindableService;
 import io.grpc.Server;
 import io.grpc.ServerInterceptor;
@@ -74,6 +75,8 @@ final class DevicePluginServer implements AutoCloseable {
     }
     Files.deleteIfExists(socket);
     server = grpc.startServer(socket, services, interceptors, executor);
+    // The process mask already made it owner-only; say so explicitly for any other embedding.
+    Files.setPosixFilePermissions(socket, AtomicFiles.OWNER_ONLY);
     socketKey = SocketIdentity.of(socket);
     log.info("Serving {} on {}", name, socket);
   }

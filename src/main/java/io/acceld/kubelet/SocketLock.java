@@ -1,5 +1,6 @@
 package io.acceld.kubelet;
 
+import io.acceld.util.AtomicFiles;
 import java.io.IOException;
 import java.nio.ByteBuffer;
 import java.nio.channels.FileChannel;
@@ -37,7 +38,11 @@ final class SocketLock implements AutoCloseable {
     Files.createDirectories(file.getParent());
     FileChannel channel =
         FileChannel.open(
-            file, StandardOpenOption.CREATE, StandardOpenOption.READ, StandardOpenOption.WRITE);
+            file,
+            java.util.Set.of(
+                StandardOpenOption.CREATE, StandardOpenOption.READ, StandardOpenOption.WRITE),
+            java.nio.file.attribute.PosixFilePermissions.asFileAttribute(AtomicFiles.OWNER_ONLY));
+    Files.setPosixFilePermissions(file, AtomicFiles.OWNER_ONLY);
     FileLock lock;
     try {
       lock = channel.tryLock();
