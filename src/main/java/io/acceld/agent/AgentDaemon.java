@@ -7,12 +7,14 @@ import io.acceld.config.Settings;
 import io.acceld.inventory.DeviceJson;
 import io.acceld.inventory.InventoryStore;
 import io.acceld.kubelet.KubeletPublisher;
+import io.acceld.kubelet.PluginEvents;
 import io.acceld.kubelet.podresources.PodResourcesPoller;
 import io.acceld.ledger.DeviceLedger;
 import io.acceld.ledger.Holder;
 import io.acceld.ledger.LedgerStorage;
 import io.acceld.metrics.AgentMetrics;
 import io.acceld.metrics.DcgmCollector;
+import io.acceld.metrics.KubeletMetrics;
 import io.acceld.metrics.MetricsServer;
 import io.acceld.metrics.NodeName;
 import io.acceld.telemetry.GpuTelemetrySampler;
@@ -101,7 +103,7 @@ public final class AgentDaemon implements AutoCloseable {
             new KubeletPublisher(
                 config,
                 new TopologyAwareChooser(),
-                metrics.kubelet(),
+                kubeletEvents(metrics.kubelet()),
                 List.of(metrics.grpc()),
                 ledger));
     UnixGrpc podGrpc = keep(new UnixGrpc("acceld-podresources", 1));
@@ -148,6 +150,26 @@ public final class AgentDaemon implements AutoCloseable {
             + " ("
             + status.problem().orElse("")
             + "); leases are kept in memory and the write is retried");
+  }
+
+  /** The kubelet side's events, counted by metrics. */
+  private static PluginEvents kubeletEvents(KubeletMetrics metrics) {
+    return new PluginEvents() {
+      @Override
+      public void allocated(String resource, int devices) {
+        metrics.allocated(resource, devices);
+      }
+
+      @Override
+      public void streams(String resource, int open) {
+        metrics.streams(resource, open);
+      }
+
+      @Override
+      public void registered(String resource, boolean registered) {
+        metrics.registered(resource, registered);
+      }
+    };
   }
 
   /** The pod holding {@code deviceId}, for the pod labels of its GPU series. */

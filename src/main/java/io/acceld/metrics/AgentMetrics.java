@@ -28,7 +28,7 @@ import java.util.function.Supplier;
  *     .ledger(ledger::current, Optional.of(checkpointWriter))
  *     .build();
  * metrics.deviceHealth().follow(agent.inventory());
- * // PluginEvents: metrics.kubelet(); ServerInterceptor: metrics.grpc(); XIDs: metrics.xids()
+ * // kubelet events: metrics.kubelet(); ServerInterceptor: metrics.grpc(); XIDs: metrics.xids()
  * MetricsServer.start(address, metrics.registry(), alive, ready);
  * }</pre>
  */
@@ -93,7 +93,11 @@ public final class AgentMetrics implements AutoCloseable {
     return ecc;
   }
 
-  /** The {@link io.acceld.kubelet.PluginEvents} to hand the kubelet servers. */
+  /**
+   * Counts what the kubelet side reports (allocations, streams, registrations). Metrics does not
+   * implement the kubelet's event interface: publishers never import each other, so the composition
+   * root adapts one to the other.
+   */
   public KubeletMetrics kubelet() {
     return kubelet;
   }

@@ -1,6 +1,5 @@
 package io.acceld.metrics;
 
-import io.acceld.kubelet.PluginEvents;
 import io.micrometer.core.instrument.FunctionCounter;
 import io.micrometer.core.instrument.Gauge;
 import io.micrometer.core.instrument.MeterRegistry;
@@ -25,7 +24,7 @@ import java.util.concurrent.atomic.LongAdder;
  * <p>Events update plain counters and are never blocked by the registry; a resource's series are
  * created on its first event (or at {@link #bindTo} for events that came earlier).
  */
-public final class KubeletMetrics implements MeterBinder, PluginEvents {
+public final class KubeletMetrics implements MeterBinder {
   static final String REGISTERED = "acceld.kubelet.registered";
   static final String REGISTRATIONS = "acceld.kubelet.registrations";
   static final String ALLOCATIONS = "acceld.allocations";
@@ -49,19 +48,16 @@ public final class KubeletMetrics implements MeterBinder, PluginEvents {
     resources.forEach(this::register);
   }
 
-  @Override
   public void allocated(String resource, int devices) {
     ResourceState s = state(resource);
     s.allocateRequests.increment();
     s.allocatedDevices.add(devices);
   }
 
-  @Override
   public void streams(String resource, int open) {
     state(resource).streams.set(open);
   }
 
-  @Override
   public void registered(String resource, boolean registered) {
     ResourceState s = state(resource);
     s.registered.set(registered ? 1 : 0);

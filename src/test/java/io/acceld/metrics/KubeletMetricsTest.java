@@ -2,7 +2,6 @@ package io.acceld.metrics;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import io.acceld.kubelet.PluginEvents;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import io.micrometer.prometheusmetrics.PrometheusConfig;
 import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
@@ -18,7 +17,7 @@ class KubeletMetricsTest {
   private final PrometheusMeterRegistry registry =
       new PrometheusMeterRegistry(PrometheusConfig.DEFAULT);
   private final KubeletMetrics metrics = new KubeletMetrics();
-  private final PluginEvents events = metrics;
+  private final KubeletMetrics events = metrics;
 
   @Test
   void registrationShowsAsAGaugeAndEachSuccessIsCounted() {
