@@ -18,16 +18,19 @@ import io.acceld.proto.deviceplugin.v1beta1.PreStartContainerRequest;
 import io.acceld.proto.deviceplugin.v1beta1.PreStartContainerResponse;
 import io.acceld.proto.deviceplugin.v1beta1.PreferredAllocationRequest;
 import io.acceld.proto.deviceplugin.v1beta1.PreferredAllocationResponse;
+import io.acceld.util.ClientText;
 import io.grpc.Status;
 import io.grpc.StatusRuntimeException;
 import io.grpc.stub.ServerCallStreamObserver;
 import io.grpc.stub.StreamObserver;
 import java.util.ArrayList;
 import java.util.Collections;
+import java.util.HashSet;
 import java.util.IdentityHashMap;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 import java.util.Set;
 import java.util.concurrent.atomic.AtomicReference;
 import org.slf4j.Logger;
@@ -215,9 +218,9 @@ final class DevicePluginService extends DevicePluginGrpc.DevicePluginImplBase {
               .orElseThrow(
                   () ->
                       invalid(
-                          "unknown device ID \""
-                              + id
-                              + "\" for resource "
+                          "unknown device ID "
+                              + ClientText.quote(id)
+                              + " for resource "
                               + view.advertisedName()));
       Device device = advertised.device();
       if (!device.isHealthy()) {
@@ -242,6 +245,21 @@ final class DevicePluginService extends DevicePluginGrpc.DevicePluginImplBase {
         response.onError(invalid("allocation_size must not be negative"));
         return;
       }
+      // Only what we advertise, each once: an answer must be a subset of what we advertise, and the
+      // search's cost must be bounded by this resource's size, not by what a client sends.
+      Optional<String> bad =
+          checkIds(current, container.getAvailableDeviceIDsList(), "available_deviceIDs")
+              .or(
+                  () ->
+                      checkIds(
+                          current,
+                          container.getMustIncludeDeviceIDsList(),
+                          "must_include_deviceIDs"));
+      if (bad.isPresent()) {
+        log.debug("GetPreferredAllocation of {} refused: {}", current.advertisedName(), bad.get());
+        response.onError(invalid(bad.get()));
+        return;
+      }
       List<String> chosen =
           preferred.choose(
               current.inventory(),
@@ -255,6 +273,37 @@ final class DevicePluginService extends DevicePluginGrpc.DevicePluginImplBase {
     response.onCompleted();
   }
 
+  /** Why {@code ids} is not a list of distinct IDs this resource advertises, if it is not. */
+  private static Optional<String> checkIds(ResourceView view, List<String> ids, String field) {
+    if (ids.size() > view.devices().size()) {
+      return Optional.of(
+          field
+              + " lists "
+              + ids.size()
+              + " IDs, more than the "
+              + view.devices().size()
+              + " that "
+              + view.advertisedName()
+              + " advertises");
+    }
+    Set<String> seen = new HashSet<>();
+    for (String id : ids) {
+      if (view.lookup(id).isEmpty()) {
+        return Optional.of(
+            "unknown device ID "
+                + ClientText.quote(id)
+                + " in "
+                + field
+                + " for resource "
+                + view.advertisedName());
+      }
+      if (!seen.add(id)) {
+        return Optional.of("device ID " + ClientText.quote(id) + " appears twice in " + field);
+      }
+    }
+    return Optional.empty();
+  }
+
   @Override
   public void preStartContainer(
       PreStartContainerRequest request, StreamObserver<PreStartContainerResponse> response) {
@@ -264,7 +313,7 @@ final class DevicePluginService extends DevicePluginGrpc.DevicePluginImplBase {
       if (advertised.isEmpty()) {
         response.onError(
             Status.FAILED_PRECONDITION
-                .withDescription("device ID \"" + id + "\" is no longer present")
+                .withDescription("device ID " + ClientText.quote(id) + " is no longer present")
                 .asRuntimeException());
         return;
       }

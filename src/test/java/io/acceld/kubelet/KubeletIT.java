@@ -225,14 +225,41 @@ class KubeletIT {
             () -> kubelet.getPreferredAllocation(NVIDIA, List.of(uuid(0)), List.of(), -1))
         .isInstanceOf(StatusRuntimeException.class)
         .hasMessageContaining("allocation_size");
-    // Unknown IDs in a preference request are advice, not an error: never returned, never fatal.
+    // Only advertised IDs, each once: an answer is always a subset of what we advertise, and the
+    // work is bounded by the resource, not by the request.
+    assertThatThrownBy(
+            () ->
+                kubelet.getPreferredAllocation(
+                    NVIDIA, List.of("GPU-unknown", uuid(2)), List.of(), 1))
+        .isInstanceOfSatisfying(
+            StatusRuntimeException.class,
+            e -> {
+              assertThat(e.getStatus().getCode()).isEqualTo(Status.Code.INVALID_ARGUMENT);
+              assertThat(e.getStatus().getDescription())
+                  .contains("\"GPU-unknown\"")
+                  .contains("available_deviceIDs");
+            });
+    assertThatThrownBy(
+            () -> kubelet.getPreferredAllocation(NVIDIA, List.of(uuid(2), uuid(2)), List.of(), 1))
+        .isInstanceOf(StatusRuntimeException.class)
+        .hasMessageContaining("appears twice");
+    // A client's bytes come back escaped and cut: no forged lines, no megabyte messages.
+    String hostile = "GPU-x\nINFO forged line" + "A".repeat(100_000);
+    assertThatThrownBy(() -> kubelet.allocateOne(NVIDIA, List.of(hostile)))
+        .isInstanceOfSatisfying(
+            StatusRuntimeException.class,
+            e ->
+                assertThat(e.getStatus().getDescription())
+                    .contains("GPU-x\\u000aINFO forged line")
+                    .doesNotContain("\n")
+                    .hasSizeLessThan(400));
     assertThat(
             kubelet
-                .getPreferredAllocation(NVIDIA, List.of("GPU-unknown", uuid(2)), List.of(), 1)
+                .getPreferredAllocation(NVIDIA, List.of(uuid(1), uuid(2)), List.of(), 1)
                 .getContainerResponses(0)
                 .getDeviceIDsList())
         .hasSize(1)
-        .isSubsetOf("GPU-unknown", uuid(2));
+        .isSubsetOf(uuid(1), uuid(2));
 
     assertThat(kubelet.allocateOne(NVIDIA, List.of(uuid(0))).getEnvsMap())
         .containsEntry("NVIDIA_VISIBLE_DEVICES", uuid(0));

@@ -1,0 +1,26 @@
+package io.acceld.util;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import org.junit.jupiter.api.Test;
+
+class ClientTextTest {
+  @Test
+  void controlCharactersAndQuotesAreEscapedSoNoLineCanBeForged() {
+    assertThat(ClientText.quote("a\nb\r\"c\\\u0000é"))
+        .isEqualTo("\"a\\u000ab\\u000d\\\"c\\\\\\u0000\\u00e9\"");
+  }
+
+  @Test
+  void longTextIsCutAndSaysHowLongItWas() {
+    String quoted = ClientText.quote("x".repeat(1_000_000));
+    assertThat(quoted)
+        .startsWith("\"" + "x".repeat(ClientText.MAX_SHOWN) + "\"")
+        .endsWith("... (1000000 characters)");
+  }
+
+  @Test
+  void ordinaryIdsAreShownAsTheyAre() {
+    assertThat(ClientText.quote("GPU-3526a8fc-b24b")).isEqualTo("\"GPU-3526a8fc-b24b\"");
+  }
+}
