@@ -77,6 +77,10 @@ public final class DeviceLedger implements InventoryStore.Listener, AutoCloseabl
   @GuardedBy("lock")
   private long version;
 
+  // Double uses already logged, so that each is logged once.
+  @GuardedBy("lock")
+  private final Set<String> reportedConflicts = new java.util.HashSet<>();
+
   private volatile Availability current = Availability.EMPTY;
   private final List<Listener> listeners = new CopyOnWriteArrayList<>();
   private final AtomicReference<Availability> undelivered = new AtomicReference<>();
@@ -309,12 +313,15 @@ public final class DeviceLedger implements InventoryStore.Listener, AutoCloseabl
             alreadyHeld = true;
           } else if (existing.holder().publisher() != Publisher.KUBELET) {
             conflict = true;
-            log.error(
-                "The kubelet reports {} in use by pod {}, but {} holds it; the lease stays with"
-                    + " that holder",
-                slot,
-                pod.name(),
-                existing.describeHolder());
+            // Once per pair: the kubelet reports it on every poll until one side lets go.
+            if (reportedConflicts.add(slot + " " + pod.name() + " " + existing.holder().name())) {
+              log.error(
+                  "The kubelet reports {} in use by pod {}, but {} holds it; the lease stays with"
+                      + " that holder",
+                  slot,
+                  pod.name(),
+                  existing.describeHolder());
+            }
           } else {
             if (existing.holder() instanceof Holder.KubeletPending) {
               since = existing.since();

@@ -190,9 +190,14 @@ class DeviceLedgerTest {
   }
 
   @Test
-  void aPodTheKubeletReportsOnAMesosDeviceLeavesTheMesosLeaseInPlace() {
+  void aPodTheKubeletReportsOnAMesosDeviceLeavesTheMesosLeaseInPlaceAndIsLoggedOnce() {
     ledger.lease(task, whole(A), "offer");
-    ledger.reconcileKubelet(Map.of(ReplicaId.whole(A), (Holder.KubeletPod) pod), Duration.ZERO);
+    try (io.acceld.testing.LogCapture logs = io.acceld.testing.LogCapture.of(DeviceLedger.class)) {
+      for (int poll = 0; poll < 5; poll++) {
+        ledger.reconcileKubelet(Map.of(ReplicaId.whole(A), (Holder.KubeletPod) pod), Duration.ZERO);
+      }
+      assertThat(logs.warnings()).singleElement().asString().contains("Mesos task fw-1/task-7");
+    }
     assertThat(ledger.current().leasesOf(A)).extracting(Lease::holder).containsExactly(task);
   }
 
