@@ -470,6 +470,92 @@ FAKE_EXPORT nvmlReturn_t nvmlDeviceGetTotalEccErrors(nvmlDevice_t device,
   return fake_leave(NVML_SUCCESS);
 }
 
+FAKE_EXPORT nvmlReturn_t nvmlDeviceGetClockInfo(nvmlDevice_t device, nvmlClockType_t type,
+                                                unsigned int *clock) {
+  struct nvmlDevice_st *d;
+  nvmlReturn_t rc = fake_enter_device(device, &d, 1);
+  if (rc != NVML_SUCCESS) return rc;
+  if (clock == NULL || type < NVML_CLOCK_GRAPHICS || type > NVML_CLOCK_VIDEO) {
+    return fake_leave(NVML_ERROR_INVALID_ARGUMENT);
+  }
+  /* The double models the two clocks dcgm-exporter exports; graphics follows SM as on real GPUs. */
+  long mhz = type == NVML_CLOCK_MEM ? d->mem_clock_mhz
+             : type == NVML_CLOCK_VIDEO ? -1
+                                        : d->sm_clock_mhz;
+  if (mhz < 0) return fake_leave(NVML_ERROR_NOT_SUPPORTED);
+  *clock = (unsigned int)mhz;
+  return fake_leave(NVML_SUCCESS);
+}
+
+FAKE_EXPORT nvmlReturn_t nvmlDeviceGetTotalEnergyConsumption(nvmlDevice_t device,
+                                                             unsigned long long *energy) {
+  struct nvmlDevice_st *d;
+  nvmlReturn_t rc = fake_enter_device(device, &d, 1);
+  if (rc != NVML_SUCCESS) return rc;
+  if (energy == NULL) return fake_leave(NVML_ERROR_INVALID_ARGUMENT);
+  if (d->energy_mj < 0) return fake_leave(NVML_ERROR_NOT_SUPPORTED);
+  *energy = (unsigned long long)d->energy_mj;
+  return fake_leave(NVML_SUCCESS);
+}
+
+FAKE_EXPORT nvmlReturn_t nvmlDeviceGetPcieReplayCounter(nvmlDevice_t device, unsigned int *value) {
+  struct nvmlDevice_st *d;
+  nvmlReturn_t rc = fake_enter_device(device, &d, 1);
+  if (rc != NVML_SUCCESS) return rc;
+  if (value == NULL) return fake_leave(NVML_ERROR_INVALID_ARGUMENT);
+  if (d->pcie_replays < 0) return fake_leave(NVML_ERROR_NOT_SUPPORTED);
+  *value = (unsigned int)d->pcie_replays;
+  return fake_leave(NVML_SUCCESS);
+}
+
+static nvmlReturn_t codec_utilization(nvmlDevice_t device, int encoder, unsigned int *utilization,
+                                      unsigned int *samplingPeriodUs) {
+  struct nvmlDevice_st *d;
+  nvmlReturn_t rc = fake_enter_device(device, &d, 1);
+  if (rc != NVML_SUCCESS) return rc;
+  if (utilization == NULL || samplingPeriodUs == NULL) {
+    return fake_leave(NVML_ERROR_INVALID_ARGUMENT);
+  }
+  int pct = encoder ? d->enc_util : d->dec_util;
+  /* Real NVML: not on MIG-enabled GPUs. */
+  if (pct < 0 || d->mig == 1) return fake_leave(NVML_ERROR_NOT_SUPPORTED);
+  *utilization = (unsigned int)pct;
+  *samplingPeriodUs = 167000;
+  return fake_leave(NVML_SUCCESS);
+}
+
+FAKE_EXPORT nvmlReturn_t nvmlDeviceGetEncoderUtilization(nvmlDevice_t device,
+                                                         unsigned int *utilization,
+                                                         unsigned int *samplingPeriodUs) {
+  return codec_utilization(device, 1, utilization, samplingPeriodUs);
+}
+
+FAKE_EXPORT nvmlReturn_t nvmlDeviceGetDecoderUtilization(nvmlDevice_t device,
+                                                         unsigned int *utilization,
+                                                         unsigned int *samplingPeriodUs) {
+  return codec_utilization(device, 0, utilization, samplingPeriodUs);
+}
+
+#ifndef FAKE_OLD_DRIVER /* row remapping arrived with Ampere-era drivers */
+FAKE_EXPORT nvmlReturn_t nvmlDeviceGetRemappedRows(nvmlDevice_t device, unsigned int *corrRows,
+                                                   unsigned int *uncRows, unsigned int *isPending,
+                                                   unsigned int *failureOccurred) {
+  struct nvmlDevice_st *d;
+  nvmlReturn_t rc = fake_enter_device(device, &d, 1);
+  if (rc != NVML_SUCCESS) return rc;
+  if (corrRows == NULL || uncRows == NULL || isPending == NULL || failureOccurred == NULL) {
+    return fake_leave(NVML_ERROR_INVALID_ARGUMENT);
+  }
+  /* Real NVML: NOT_SUPPORTED before Ampere and with active MIG instances. */
+  if (d->remap_corr < 0 || d->mig == 1) return fake_leave(NVML_ERROR_NOT_SUPPORTED);
+  *corrRows = (unsigned int)d->remap_corr;
+  *uncRows = (unsigned int)d->remap_unc;
+  *isPending = (unsigned int)d->remap_pending;
+  *failureOccurred = (unsigned int)d->remap_failure;
+  return fake_leave(NVML_SUCCESS);
+}
+#endif
+
 #ifndef FAKE_SPARSE /* absent from the "foreign NVML" variant */
 FAKE_EXPORT nvmlReturn_t nvmlDeviceGetRetiredPagesPendingStatus(nvmlDevice_t device,
                                                                 nvmlEnableState_t *isPending) {

@@ -1,6 +1,7 @@
 package io.acceld.metrics;
 
 import io.acceld.ledger.Holder;
+import io.acceld.nvml.NvmlRemappedRows;
 import io.acceld.telemetry.GpuTelemetry;
 import io.acceld.telemetry.TelemetrySample;
 import io.micrometer.core.instrument.MeterRegistry;
@@ -31,8 +32,16 @@ import java.util.function.Supplier;
  * </pre>
  *
  * Power is in W, framebuffer in MiB (whole MiB, as DCGM reports), temperature in °C, utilisation in
- * %. {@code DCGM_FI_DEV_XID_ERRORS} is the last XID of the GPU (0 if none). The pod labels are
- * present only while a container holds the GPU. A scrape reads the sample and never calls NVML.
+ * %, clocks in MHz, energy in mJ. {@code DCGM_FI_DEV_XID_ERRORS} is the last XID of the GPU (0 if
+ * none). The pod labels are present only while a container holds the GPU. A scrape reads the sample
+ * and never calls NVML. A field a GPU or driver does not support has no series for that GPU (never
+ * a 0 that would read as "healthy").
+ *
+ * <p>Every family is typed {@code gauge}, also the ones dcgm-exporter declares {@code counter}
+ * (energy, PCIe replays, remapped rows, ECC totals). The Prometheus client renders a counter as
+ * {@code <name>_total}, which would rename {@code DCGM_FI_DEV_TOTAL_ENERGY_CONSUMPTION} and break
+ * every dashboard and alert that queries it; the exact name matters more than the declared type,
+ * and {@code rate()} and {@code increase()} work on either.
  */
 public final class DcgmCollector implements MeterBinder, MultiCollector {
   static final String GPU_TEMP = "DCGM_FI_DEV_GPU_TEMP";
@@ -42,6 +51,19 @@ public final class DcgmCollector implements MeterBinder, MultiCollector {
   static final String FB_USED = "DCGM_FI_DEV_FB_USED";
   static final String FB_FREE = "DCGM_FI_DEV_FB_FREE";
   static final String XID_ERRORS = "DCGM_FI_DEV_XID_ERRORS";
+  static final String SM_CLOCK = "DCGM_FI_DEV_SM_CLOCK";
+  static final String MEM_CLOCK = "DCGM_FI_DEV_MEM_CLOCK";
+  static final String TOTAL_ENERGY = "DCGM_FI_DEV_TOTAL_ENERGY_CONSUMPTION";
+  static final String PCIE_REPLAY = "DCGM_FI_DEV_PCIE_REPLAY_COUNTER";
+  static final String ENC_UTIL = "DCGM_FI_DEV_ENC_UTIL";
+  static final String DEC_UTIL = "DCGM_FI_DEV_DEC_UTIL";
+  static final String UNCORRECTABLE_REMAPPED_ROWS = "DCGM_FI_DEV_UNCORRECTABLE_REMAPPED_ROWS";
+  static final String CORRECTABLE_REMAPPED_ROWS = "DCGM_FI_DEV_CORRECTABLE_REMAPPED_ROWS";
+  static final String ROW_REMAP_FAILURE = "DCGM_FI_DEV_ROW_REMAP_FAILURE";
+  static final String ECC_SBE_VOL = "DCGM_FI_DEV_ECC_SBE_VOL_TOTAL";
+  static final String ECC_DBE_VOL = "DCGM_FI_DEV_ECC_DBE_VOL_TOTAL";
+  static final String ECC_SBE_AGG = "DCGM_FI_DEV_ECC_SBE_AGG_TOTAL";
+  static final String ECC_DBE_AGG = "DCGM_FI_DEV_ECC_DBE_AGG_TOTAL";
 
   private static final long MIB = 1L << 20;
 
@@ -57,7 +79,10 @@ public final class DcgmCollector implements MeterBinder, MultiCollector {
     public static final LabelNames PROMTOOL_CLEAN = new LabelNames("model_name", "Hostname");
   }
 
-  /** One gauge family: its name, help (with the unit, as dcgm-exporter words it) and value. */
+  /**
+   * One gauge family: its name, help (with the unit, word for word dcgm-exporter's {@code
+   * etc/default-counters.csv}) and value.
+   */
   private record Field(String name, String help, Function<GpuTelemetry, OptionalDouble> value) {}
 
   private final Supplier<TelemetrySample> telemetry;
@@ -98,7 +123,69 @@ public final class DcgmCollector implements MeterBinder, MultiCollector {
             new Field(
                 XID_ERRORS,
                 "Value of the last XID error encountered.",
-                g -> OptionalDouble.of(xids.lastXid(g.deviceId()).orElse(0))));
+                g -> OptionalDouble.of(xids.lastXid(g.deviceId()).orElse(0))),
+            new Field(
+                SM_CLOCK, "SM clock frequency (in MHz).", g -> real(g.extended().smClockMhz())),
+            new Field(
+                MEM_CLOCK,
+                "Memory clock frequency (in MHz).",
+                g -> real(g.extended().memoryClockMhz())),
+            new Field(
+                TOTAL_ENERGY,
+                "Total energy consumption since boot (in mJ).",
+                g -> real(g.extended().totalEnergyMillijoules())),
+            new Field(
+                PCIE_REPLAY,
+                "Total number of PCIe retries.",
+                g -> real(g.extended().pcieReplays())),
+            new Field(
+                ENC_UTIL,
+                "Encoder utilization (in %).",
+                g -> real(g.extended().encoderUtilizationPercent())),
+            new Field(
+                DEC_UTIL,
+                "Decoder utilization (in %).",
+                g -> real(g.extended().decoderUtilizationPercent())),
+            new Field(
+                UNCORRECTABLE_REMAPPED_ROWS,
+                "Number of remapped rows for uncorrectable errors",
+                g -> rows(g, r -> (double) r.uncorrectable())),
+            new Field(
+                CORRECTABLE_REMAPPED_ROWS,
+                "Number of remapped rows for correctable errors",
+                g -> rows(g, r -> (double) r.correctable())),
+            new Field(
+                ROW_REMAP_FAILURE,
+                "Whether remapping of rows has failed",
+                g -> rows(g, r -> r.failed() ? 1.0 : 0.0)),
+            new Field(
+                ECC_SBE_VOL,
+                "Total number of single-bit volatile ECC errors.",
+                g -> real(g.extended().eccCorrectedVolatile())),
+            new Field(
+                ECC_DBE_VOL,
+                "Total number of double-bit volatile ECC errors.",
+                g -> real(g.extended().eccUncorrectedVolatile())),
+            new Field(
+                ECC_SBE_AGG,
+                "Total number of single-bit persistent ECC errors.",
+                g -> real(g.extended().eccCorrectedAggregate())),
+            new Field(
+                ECC_DBE_AGG,
+                "Total number of double-bit persistent ECC errors.",
+                g -> real(g.extended().eccUncorrectedAggregate())));
+  }
+
+  private static OptionalDouble rows(
+      GpuTelemetry gpu, java.util.function.ToDoubleFunction<NvmlRemappedRows> value) {
+    return gpu.extended()
+        .remappedRows()
+        .map(r -> OptionalDouble.of(value.applyAsDouble(r)))
+        .orElse(OptionalDouble.empty());
+  }
+
+  private static OptionalDouble real(OptionalLong value) {
+    return value.isPresent() ? OptionalDouble.of(value.getAsLong()) : OptionalDouble.empty();
   }
 
   private static OptionalDouble real(OptionalInt value) {

@@ -49,6 +49,8 @@ public final class Nvml implements AutoCloseable {
   private static final int CPU_SET_WORDS = 4096 / 64;
 
   private static final int TEMPERATURE_GPU = 0;
+  private static final int CLOCK_SM = 1;
+  private static final int CLOCK_MEM = 2;
   private static final int FEATURE_ENABLED = 1;
 
   private final NvmlLibrary lib;
@@ -348,6 +350,84 @@ public final class Nvml implements AutoCloseable {
     int rc = lib.nvmlDeviceGetRetiredPagesPendingStatus(device.handle(), pending);
     return optional("nvmlDeviceGetRetiredPagesPendingStatus", rc)
         ? Optional.of(pending.getValue() == FEATURE_ENABLED)
+        : Optional.empty();
+  }
+
+  /** SM clock in MHz ({@code NVML_CLOCK_SM}). */
+  public OptionalInt smClockMhz(NvmlDevice device) {
+    return clockMhz(device, CLOCK_SM);
+  }
+
+  /** Memory clock in MHz ({@code NVML_CLOCK_MEM}). */
+  public OptionalInt memoryClockMhz(NvmlDevice device) {
+    return clockMhz(device, CLOCK_MEM);
+  }
+
+  private OptionalInt clockMhz(NvmlDevice device, int type) {
+    IntByReference mhz = new IntByReference();
+    int rc = lib.nvmlDeviceGetClockInfo(device.handle(), type, mhz);
+    return optional("nvmlDeviceGetClockInfo", rc)
+        ? OptionalInt.of(mhz.getValue())
+        : OptionalInt.empty();
+  }
+
+  /** Energy since the driver was loaded, in millijoules (Volta and later). */
+  public OptionalLong totalEnergyMillijoules(NvmlDevice device) {
+    LongByReference energy = new LongByReference();
+    int rc = lib.nvmlDeviceGetTotalEnergyConsumption(device.handle(), energy);
+    return optional("nvmlDeviceGetTotalEnergyConsumption", rc)
+        ? OptionalLong.of(energy.getValue())
+        : OptionalLong.empty();
+  }
+
+  /** PCIe replays (link-level retransmissions) since the driver was loaded. */
+  public OptionalLong pcieReplays(NvmlDevice device) {
+    IntByReference count = new IntByReference();
+    int rc = lib.nvmlDeviceGetPcieReplayCounter(device.handle(), count);
+    return optional("nvmlDeviceGetPcieReplayCounter", rc)
+        ? OptionalLong.of(Integer.toUnsignedLong(count.getValue()))
+        : OptionalLong.empty();
+  }
+
+  /** Video encoder utilisation, percent; empty on MIG-enabled GPUs and GPUs without one. */
+  public OptionalInt encoderUtilizationPercent(NvmlDevice device) {
+    IntByReference percent = new IntByReference();
+    int rc = lib.nvmlDeviceGetEncoderUtilization(device.handle(), percent, new IntByReference());
+    return optional("nvmlDeviceGetEncoderUtilization", rc)
+        ? OptionalInt.of(percent.getValue())
+        : OptionalInt.empty();
+  }
+
+  /** Video decoder utilisation, percent; empty on MIG-enabled GPUs and GPUs without one. */
+  public OptionalInt decoderUtilizationPercent(NvmlDevice device) {
+    IntByReference percent = new IntByReference();
+    int rc = lib.nvmlDeviceGetDecoderUtilization(device.handle(), percent, new IntByReference());
+    return optional("nvmlDeviceGetDecoderUtilization", rc)
+        ? OptionalInt.of(percent.getValue())
+        : OptionalInt.empty();
+  }
+
+  /**
+   * Row remapping counts; empty before Ampere, with active MIG instances, and on drivers without
+   * the function (checked through {@link NvmlCapability#REMAPPED_ROWS}, so no warning per GPU).
+   */
+  public Optional<NvmlRemappedRows> remappedRows(NvmlDevice device) {
+    if (!supports(NvmlCapability.REMAPPED_ROWS)) {
+      return Optional.empty();
+    }
+    IntByReference corrected = new IntByReference();
+    IntByReference uncorrected = new IntByReference();
+    IntByReference pending = new IntByReference();
+    IntByReference failed = new IntByReference();
+    int rc =
+        lib.nvmlDeviceGetRemappedRows(device.handle(), corrected, uncorrected, pending, failed);
+    return optional("nvmlDeviceGetRemappedRows", rc)
+        ? Optional.of(
+            new NvmlRemappedRows(
+                Integer.toUnsignedLong(corrected.getValue()),
+                Integer.toUnsignedLong(uncorrected.getValue()),
+                pending.getValue() != 0,
+                failed.getValue() != 0))
         : Optional.empty();
   }
 

@@ -96,6 +96,34 @@ public interface NvmlLibrary extends Library {
 
   int nvmlDeviceGetRetiredPagesPendingStatus(Pointer device, IntByReference isPending);
 
+  /** {@code (nvmlDevice_t, nvmlClockType_t, unsigned int *clock)}: MHz. */
+  int nvmlDeviceGetClockInfo(Pointer device, int type, IntByReference clock);
+
+  /** {@code (nvmlDevice_t, unsigned long long *energy)}: mJ since the driver was loaded. */
+  int nvmlDeviceGetTotalEnergyConsumption(Pointer device, LongByReference energy);
+
+  /** {@code (nvmlDevice_t, unsigned int *value)}. */
+  int nvmlDeviceGetPcieReplayCounter(Pointer device, IntByReference value);
+
+  /** {@code (nvmlDevice_t, unsigned int *utilization, unsigned int *samplingPeriodUs)}. */
+  int nvmlDeviceGetEncoderUtilization(
+      Pointer device, IntByReference utilization, IntByReference samplingPeriodUs);
+
+  /** {@code (nvmlDevice_t, unsigned int *utilization, unsigned int *samplingPeriodUs)}. */
+  int nvmlDeviceGetDecoderUtilization(
+      Pointer device, IntByReference utilization, IntByReference samplingPeriodUs);
+
+  /**
+   * Optional. {@code (nvmlDevice_t, unsigned int *corrRows, unsigned int *uncRows, unsigned int
+   * *isPending, unsigned int *failureOccurred)}.
+   */
+  int nvmlDeviceGetRemappedRows(
+      Pointer device,
+      IntByReference corrRows,
+      IntByReference uncRows,
+      IntByReference isPending,
+      IntByReference failureOccurred);
+
   int nvmlEventSetCreate(PointerByReference set);
 
   int nvmlDeviceGetSupportedEventTypes(Pointer device, LongByReference eventTypes);

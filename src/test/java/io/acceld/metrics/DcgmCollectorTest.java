@@ -3,6 +3,7 @@ package io.acceld.metrics;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.acceld.inventory.PciAddresses;
+import io.acceld.telemetry.ExtendedReadings;
 import io.acceld.telemetry.GpuTelemetry;
 import io.acceld.telemetry.TelemetrySample;
 import io.micrometer.prometheusmetrics.PrometheusConfig;
@@ -100,6 +101,7 @@ class DcgmCollectorTest {
         OptionalInt.of(50),
         OptionalInt.of(20),
         OptionalLong.of(usedBytes),
-        OptionalLong.of(freeBytes));
+        OptionalLong.of(freeBytes),
+        ExtendedReadings.NONE);
   }
 }

@@ -39,6 +39,11 @@ public final class NvmlScenarios {
         .temperatureCelsius(40 + index)
         .powerMilliwatts(300_000 + index)
         .utilization(10 + index, 5 + index)
+        .codecUtilization(index, 2 + index)
+        .clocksMhz(1980 - index, 2619)
+        .totalEnergyMillijoules(5_000_000_000L + index)
+        .pcieReplays(3 + index)
+        .remappedRows(2 + index, index, false, false)
         .memoryUsedBytes(1L << 30);
   }
 
