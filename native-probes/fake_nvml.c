@@ -536,6 +536,51 @@ FAKE_EXPORT nvmlReturn_t nvmlDeviceGetDecoderUtilization(nvmlDevice_t device,
   return codec_utilization(device, 0, utilization, samplingPeriodUs);
 }
 
+/* One field of nvmlDeviceGetFieldValues; unknown IDs are NOT_SUPPORTED, as real NVML answers
+ * for fields the GPU lacks. */
+static void field_value(const struct nvmlDevice_st *d, nvmlFieldValue_t *v) {
+  struct timespec now;
+  clock_gettime(CLOCK_REALTIME, &now);
+  v->timestamp = (long long)now.tv_sec * 1000000LL + now.tv_nsec / 1000;
+  v->latencyUsec = 0;
+  long long value = -1;
+  int nvlink = -1;
+  switch (v->fieldId) {
+    case NVML_FI_DEV_MEMORY_TEMP:
+      value = d->memory_temp;
+      break;
+    case NVML_FI_DEV_NVLINK_CRC_FLIT_ERROR_COUNT_TOTAL: nvlink = 0; break;
+    case NVML_FI_DEV_NVLINK_CRC_DATA_ERROR_COUNT_TOTAL: nvlink = 1; break;
+    case NVML_FI_DEV_NVLINK_REPLAY_ERROR_COUNT_TOTAL: nvlink = 2; break;
+    case NVML_FI_DEV_NVLINK_RECOVERY_ERROR_COUNT_TOTAL: nvlink = 3; break;
+    default:
+      break;
+  }
+  if (nvlink >= 0) value = d->nvlink_errors[nvlink];
+  if (value < 0) {
+    v->nvmlReturn = NVML_ERROR_NOT_SUPPORTED;
+    return;
+  }
+  v->nvmlReturn = NVML_SUCCESS;
+  if (nvlink >= 0) {
+    v->valueType = NVML_VALUE_TYPE_UNSIGNED_LONG_LONG;
+    v->value.ullVal = (unsigned long long)value;
+  } else {
+    v->valueType = NVML_VALUE_TYPE_UNSIGNED_INT;
+    v->value.uiVal = (unsigned int)value;
+  }
+}
+
+FAKE_EXPORT nvmlReturn_t nvmlDeviceGetFieldValues(nvmlDevice_t device, int valuesCount,
+                                                  nvmlFieldValue_t *values) {
+  struct nvmlDevice_st *d;
+  nvmlReturn_t rc = fake_enter_device(device, &d, 1);
+  if (rc != NVML_SUCCESS) return rc;
+  if (values == NULL || valuesCount <= 0) return fake_leave(NVML_ERROR_INVALID_ARGUMENT);
+  for (int i = 0; i < valuesCount; i++) field_value(d, &values[i]);
+  return fake_leave(NVML_SUCCESS);
+}
+
 #ifndef FAKE_OLD_DRIVER /* row remapping arrived with Ampere-era drivers */
 FAKE_EXPORT nvmlReturn_t nvmlDeviceGetRemappedRows(nvmlDevice_t device, unsigned int *corrRows,
                                                    unsigned int *uncRows, unsigned int *isPending,

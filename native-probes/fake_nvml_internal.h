@@ -49,6 +49,8 @@ struct nvmlDevice_st {
   long long pcie_replays;
   int enc_util;
   int dec_util;
+  long memory_temp;   /* -1 = NOT_SUPPORTED (field NVML_FI_DEV_MEMORY_TEMP) */
+  long long nvlink_errors[4]; /* CRC flit, CRC data, replay, recovery totals; -1 = NOT_SUPPORTED */
   int remap_corr;     /* -1 = NOT_SUPPORTED for all four remapped-rows values */
   int remap_unc;
   int remap_pending;

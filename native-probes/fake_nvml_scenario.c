@@ -14,12 +14,13 @@
  *       events=0x0b temp=41 power=312000 util=37/12 memused=1073741824 ecc=1 lost=0
  *       smclock=1980 memclock=2619 energy=123456789 pcie-replays=3 enc=5 dec=7
  *       remapped=2/1/0/0   # correctable/uncorrectable/pending/failure rows
+ *       memtemp=52 nvlink-errors=0/1/4/0   # CRC flit/CRC data/replay/recovery totals
  *   topo 0 1 10                # GPU indices (order of gpu lines), NVML topology level
  *   nvlink 0 1 4               # 4 active links between GPU 0 and GPU 1 (both directions)
  * (a gpu directive is a single line). topo/nvlink must come after the gpu lines they name.
  * Omitted gpu keys: generated uuid/bus, minor = index, 80 GiB, numa -1, no CPUs, events 0x0b,
- * ECC on; mig, cc, temp, power, util, smclock, memclock, energy, pcie-replays, enc, dec and
- * remapped omitted = NOT_SUPPORTED. Each of those keys also takes the value "unsupported", so a
+ * ECC on; mig, cc, temp, power, util, smclock, memclock, energy, pcie-replays, enc, dec,
+ * remapped, memtemp and nvlink-errors omitted = NOT_SUPPORTED. Each of those keys also takes the value "unsupported", so a
  * scenario can say so explicitly.
  * A malformed line or unknown key prints one line to stderr and the whole line is ignored.
  */
@@ -238,6 +239,8 @@ static void gpu_defaults(struct nvmlDevice_st *d, unsigned int index) {
   d->enc_util = -1;
   d->dec_util = -1;
   d->remap_corr = d->remap_unc = d->remap_pending = d->remap_failure = -1;
+  d->memory_temp = -1;
+  for (int i = 0; i < 4; i++) d->nvlink_errors[i] = -1;
   d->ecc = 1;
 }
 
@@ -324,6 +327,21 @@ static const char *gpu_key(struct nvmlDevice_st *d, const char *key, const char 
     long long pct;
     if (!parse_reading(v, 100, &pct)) return "bad enc/dec (want percent or unsupported)";
     *(key[0] == 'e' ? &d->enc_util : &d->dec_util) = (int)pct;
+  } else if (strcmp(key, "memtemp") == 0) {
+    long long c;
+    if (!parse_reading(v, 1000, &c)) return "bad memtemp (want C or unsupported)";
+    d->memory_temp = (long)c;
+  } else if (strcmp(key, "nvlink-errors") == 0) {
+    unsigned long long e[4];
+    int n = 0;
+    if (strcmp(v, "unsupported") == 0) {
+      for (int i = 0; i < 4; i++) d->nvlink_errors[i] = -1;
+    } else if (sscanf(v, "%llu/%llu/%llu/%llu%n", &e[0], &e[1], &e[2], &e[3], &n) == 4 &&
+               (size_t)n == strlen(v) && v[0] != '-') {
+      for (int i = 0; i < 4; i++) d->nvlink_errors[i] = (long long)(e[i] & 0x7fffffffffffffffULL);
+    } else {
+      return "bad nvlink-errors (want flit/data/replay/recovery, e.g. 0/1/4/0)";
+    }
   } else if (strcmp(key, "remapped") == 0) {
     int c, u2, p, f, n = 0;
     if (strcmp(v, "unsupported") == 0) {

@@ -9,6 +9,7 @@ import io.acceld.inventory.NodeInfo;
 import io.acceld.inventory.NvidiaDetails;
 import io.acceld.inventory.Topology;
 import io.acceld.metrics.AgentMetrics;
+import io.acceld.nvml.NvmlField;
 import io.acceld.nvml.NvmlRemappedRows;
 import io.acceld.telemetry.ExtendedReadings;
 import io.acceld.telemetry.GpuTelemetry;
@@ -136,7 +137,13 @@ public class ScrapeBenchmark {
         OptionalLong.of(i),
         OptionalLong.of(0),
         OptionalLong.of(2L * i),
-        OptionalLong.of(0));
+        OptionalLong.of(0),
+        Map.of(
+            NvmlField.MEMORY_TEMP, 50.0 + i % 20,
+            NvmlField.NVLINK_CRC_FLIT_ERRORS, 0.0,
+            NvmlField.NVLINK_CRC_DATA_ERRORS, 0.0,
+            NvmlField.NVLINK_REPLAY_ERRORS, (double) (i % 4),
+            NvmlField.NVLINK_RECOVERY_ERRORS, 0.0));
   }
 
   @TearDown

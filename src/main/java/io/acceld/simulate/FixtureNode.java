@@ -42,7 +42,8 @@ public record FixtureNode(FakeNodeTree tree, List<SimulatedGpu> gpus, List<GpuLi
                   .clocksMhz(1980, 2619)
                   .totalEnergyMillijoules(1_000_000L * (1 + g.index()))
                   .pcieReplays(0)
-                  .remappedRows(0, 0, false, false));
+                  .remappedRows(0, 0, false, false)
+                  .memoryTemperatureCelsius(44 + g.index()));
     }
     for (GpuLink link : links) {
       scenario = scenario.topology(link.a(), link.b(), link.level().nvmlValue());

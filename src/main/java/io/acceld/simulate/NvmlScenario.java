@@ -325,10 +325,25 @@ public final class NvmlScenario {
           correctable + "/" + uncorrectable + "/" + (pending ? 1 : 0) + "/" + (failed ? 1 : 0));
     }
 
+    /** Memory (HBM) temperature, read through {@code NVML_FI_DEV_MEMORY_TEMP}. */
+    public Gpu memoryTemperatureCelsius(int celsius) {
+      Values.check(celsius >= 0, "temperature must not be negative");
+      return with("memtemp", Integer.toString(celsius));
+    }
+
+    /** NVLink error totals over all links: CRC flit, CRC data, replay, recovery. */
+    public Gpu nvlinkErrors(long crcFlit, long crcData, long replay, long recovery) {
+      Values.check(
+          crcFlit >= 0 && crcData >= 0 && replay >= 0 && recovery >= 0,
+          "NVLink error counts must not be negative");
+      return with("nvlink-errors", crcFlit + "/" + crcData + "/" + replay + "/" + recovery);
+    }
+
     /**
      * Makes NVML answer NOT_SUPPORTED for one reading that an earlier call (or a shared base
      * scenario) set: {@code temp}, {@code smclock}, {@code memclock}, {@code energy}, {@code
-     * pcie-replays}, {@code enc}, {@code dec} or {@code remapped}.
+     * pcie-replays}, {@code enc}, {@code dec}, {@code remapped}, {@code memtemp} or {@code
+     * nvlink-errors}.
      */
     public Gpu unsupported(String reading) {
       Values.check(UNSUPPORTABLE.contains(reading), "cannot mark unsupported: " + reading);
@@ -337,7 +352,16 @@ public final class NvmlScenario {
 
     private static final java.util.Set<String> UNSUPPORTABLE =
         java.util.Set.of(
-            "temp", "smclock", "memclock", "energy", "pcie-replays", "enc", "dec", "remapped");
+            "temp",
+            "smclock",
+            "memclock",
+            "energy",
+            "pcie-replays",
+            "enc",
+            "dec",
+            "remapped",
+            "memtemp",
+            "nvlink-errors");
 
     /**
      * Sets one attribute as the double's {@code gpu} line spells it. Package-private: the fault

@@ -1,6 +1,8 @@
 package io.acceld.telemetry;
 
+import io.acceld.nvml.NvmlField;
 import io.acceld.nvml.NvmlRemappedRows;
+import java.util.Map;
 import java.util.Objects;
 import java.util.Optional;
 import java.util.OptionalInt;
@@ -16,6 +18,8 @@ import java.util.OptionalLong;
  * @param pcieReplays PCIe link-level retransmissions since the driver was loaded
  * @param eccCorrectedVolatile single-bit ECC errors since the driver was loaded
  * @param eccCorrectedAggregate single-bit ECC errors over the GPU's lifetime
+ * @param fieldValues what {@code nvmlDeviceGetFieldValues} answered (memory temperature, NVLink
+ *     error totals); a field the GPU does not support has no entry
  */
 public record ExtendedReadings(
     OptionalInt smClockMhz,
@@ -28,7 +32,8 @@ public record ExtendedReadings(
     OptionalLong eccCorrectedVolatile,
     OptionalLong eccUncorrectedVolatile,
     OptionalLong eccCorrectedAggregate,
-    OptionalLong eccUncorrectedAggregate) {
+    OptionalLong eccUncorrectedAggregate,
+    Map<NvmlField, Double> fieldValues) {
 
   /** Nothing read: every extended series is left out. */
   public static final ExtendedReadings NONE =
@@ -43,7 +48,8 @@ public record ExtendedReadings(
           OptionalLong.empty(),
           OptionalLong.empty(),
           OptionalLong.empty(),
-          OptionalLong.empty());
+          OptionalLong.empty(),
+          Map.of());
 
   public ExtendedReadings {
     Objects.requireNonNull(smClockMhz, "smClockMhz");
@@ -57,5 +63,6 @@ public record ExtendedReadings(
     Objects.requireNonNull(eccUncorrectedVolatile, "eccUncorrectedVolatile");
     Objects.requireNonNull(eccCorrectedAggregate, "eccCorrectedAggregate");
     Objects.requireNonNull(eccUncorrectedAggregate, "eccUncorrectedAggregate");
+    fieldValues = Map.copyOf(fieldValues);
   }
 }

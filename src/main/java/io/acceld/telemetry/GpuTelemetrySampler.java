@@ -9,12 +9,14 @@ import io.acceld.nvml.NvmlDevice;
 import io.acceld.nvml.NvmlEccCounter;
 import io.acceld.nvml.NvmlEccErrorType;
 import io.acceld.nvml.NvmlException;
+import io.acceld.nvml.NvmlField;
 import io.acceld.nvml.NvmlMemoryInfo;
 import io.acceld.nvml.NvmlUtilization;
 import io.acceld.util.PeriodicTask;
 import java.time.Clock;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.EnumSet;
 import java.util.HashMap;
 import java.util.LinkedHashSet;
 import java.util.List;
@@ -44,6 +46,7 @@ import org.slf4j.LoggerFactory;
 public final class GpuTelemetrySampler implements AutoCloseable {
   private static final Logger log = LoggerFactory.getLogger(GpuTelemetrySampler.class);
   private static final String OK = "ok";
+  private static final Set<NvmlField> FIELDS = EnumSet.allOf(NvmlField.class);
 
   private final Nvml nvml;
   private final Supplier<Inventory> inventory;
@@ -164,7 +167,8 @@ public final class GpuTelemetrySampler implements AutoCloseable {
         read(
             problems,
             () -> ecc(h, NvmlEccErrorType.UNCORRECTED, NvmlEccCounter.AGGREGATE),
-            noCount));
+            noCount),
+        read(problems, () -> nvml.fieldValues(h, FIELDS), Map.of()));
   }
 
   private OptionalLong ecc(NvmlDevice h, NvmlEccErrorType type, NvmlEccCounter counter) {

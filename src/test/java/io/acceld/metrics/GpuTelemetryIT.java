@@ -140,6 +140,16 @@ class GpuTelemetryIT {
     assertThat(scrape.value("DCGM_FI_DEV_ECC_DBE_VOL_TOTAL", "gpu", "1")).hasValue(2.0);
     assertThat(scrape.value("DCGM_FI_DEV_ECC_SBE_AGG_TOTAL", "gpu", "1")).hasValue(7.0);
     assertThat(scrape.value("DCGM_FI_DEV_ECC_DBE_AGG_TOTAL", "gpu", "0")).hasValue(0.0);
+    // nvmlDeviceGetFieldValues: one call, each field decoded from its own value type
+    assertThat(scrape.value("DCGM_FI_DEV_MEMORY_TEMP", "gpu", "1")).hasValue(51.0);
+    assertThat(scrape.value("DCGM_FI_DEV_NVLINK_CRC_FLIT_ERROR_COUNT_TOTAL", "gpu", "1"))
+        .hasValue(1.0);
+    assertThat(scrape.value("DCGM_FI_DEV_NVLINK_CRC_DATA_ERROR_COUNT_TOTAL", "gpu", "1"))
+        .hasValue(2.0);
+    assertThat(scrape.value("DCGM_FI_DEV_NVLINK_REPLAY_ERROR_COUNT_TOTAL", "gpu", "1"))
+        .hasValue(3.0);
+    assertThat(scrape.value("DCGM_FI_DEV_NVLINK_RECOVERY_ERROR_COUNT_TOTAL", "gpu", "1"))
+        .hasValue(0.0);
     // every new series carries the same dcgm labels as the first seven
     assertThat(scrape.series("DCGM_FI_DEV_SM_CLOCK"))
         .filteredOn(s -> s.labels().get("gpu").equals("1"))
@@ -172,6 +182,12 @@ class GpuTelemetryIT {
         .contains(
             "# HELP DCGM_FI_DEV_ECC_DBE_AGG_TOTAL Total number of double-bit persistent ECC"
                 + " errors.")
+        .contains("# HELP DCGM_FI_DEV_MEMORY_TEMP Memory temperature (in C).")
+        .contains(
+            "# HELP DCGM_FI_DEV_NVLINK_CRC_FLIT_ERROR_COUNT_TOTAL Total number of NVLink"
+                + " flow-control CRC errors.")
+        .contains(
+            "# HELP DCGM_FI_DEV_NVLINK_REPLAY_ERROR_COUNT_TOTAL Total number of NVLink retries.")
         .contains("# TYPE DCGM_FI_DEV_SM_CLOCK gauge");
   }
 
@@ -204,7 +220,9 @@ class GpuTelemetryIT {
                         .unsupported("pcie-replays")
                         .unsupported("enc")
                         .unsupported("dec")
-                        .unsupported("remapped"),
+                        .unsupported("remapped")
+                        .unsupported("memtemp")
+                        .unsupported("nvlink-errors"),
                     false));
     try (LogCapture logs = LogCapture.of(GpuTelemetrySampler.class)) {
       open(scenario, inventory(2));
@@ -226,7 +244,12 @@ class GpuTelemetryIT {
               "DCGM_FI_DEV_ECC_SBE_VOL_TOTAL",
               "DCGM_FI_DEV_ECC_DBE_VOL_TOTAL",
               "DCGM_FI_DEV_ECC_SBE_AGG_TOTAL",
-              "DCGM_FI_DEV_ECC_DBE_AGG_TOTAL")) {
+              "DCGM_FI_DEV_ECC_DBE_AGG_TOTAL",
+              "DCGM_FI_DEV_MEMORY_TEMP",
+              "DCGM_FI_DEV_NVLINK_CRC_FLIT_ERROR_COUNT_TOTAL",
+              "DCGM_FI_DEV_NVLINK_CRC_DATA_ERROR_COUNT_TOTAL",
+              "DCGM_FI_DEV_NVLINK_REPLAY_ERROR_COUNT_TOTAL",
+              "DCGM_FI_DEV_NVLINK_RECOVERY_ERROR_COUNT_TOTAL")) {
         assertThat(scrape.series(family))
             .as(family)
             .extracting(s -> s.labels().get("gpu"))

@@ -44,6 +44,8 @@ public final class NvmlScenarios {
         .totalEnergyMillijoules(5_000_000_000L + index)
         .pcieReplays(3 + index)
         .remappedRows(2 + index, index, false, false)
+        .memoryTemperatureCelsius(50 + index)
+        .nvlinkErrors(index, 2L * index, 3L * index, 0)
         .memoryUsedBytes(1L << 30);
   }
 
