@@ -470,6 +470,137 @@ FAKE_EXPORT nvmlReturn_t nvmlDeviceGetTotalEccErrors(nvmlDevice_t device,
   return fake_leave(NVML_SUCCESS);
 }
 
+FAKE_EXPORT nvmlReturn_t nvmlDeviceGetClockInfo(nvmlDevice_t device, nvmlClockType_t type,
+                                                unsigned int *clock) {
+  struct nvmlDevice_st *d;
+  nvmlReturn_t rc = fake_enter_device(device, &d, 1);
+  if (rc != NVML_SUCCESS) return rc;
+  if (clock == NULL || type < NVML_CLOCK_GRAPHICS || type > NVML_CLOCK_VIDEO) {
+    return fake_leave(NVML_ERROR_INVALID_ARGUMENT);
+  }
+  /* The double models the two clocks dcgm-exporter exports; graphics follows SM as on real GPUs. */
+  long mhz = type == NVML_CLOCK_MEM ? d->mem_clock_mhz
+             : type == NVML_CLOCK_VIDEO ? -1
+                                        : d->sm_clock_mhz;
+  if (mhz < 0) return fake_leave(NVML_ERROR_NOT_SUPPORTED);
+  *clock = (unsigned int)mhz;
+  return fake_leave(NVML_SUCCESS);
+}
+
+FAKE_EXPORT nvmlReturn_t nvmlDeviceGetTotalEnergyConsumption(nvmlDevice_t device,
+                                                             unsigned long long *energy) {
+  struct nvmlDevice_st *d;
+  nvmlReturn_t rc = fake_enter_device(device, &d, 1);
+  if (rc != NVML_SUCCESS) return rc;
+  if (energy == NULL) return fake_leave(NVML_ERROR_INVALID_ARGUMENT);
+  if (d->energy_mj < 0) return fake_leave(NVML_ERROR_NOT_SUPPORTED);
+  *energy = (unsigned long long)d->energy_mj;
+  return fake_leave(NVML_SUCCESS);
+}
+
+FAKE_EXPORT nvmlReturn_t nvmlDeviceGetPcieReplayCounter(nvmlDevice_t device, unsigned int *value) {
+  struct nvmlDevice_st *d;
+  nvmlReturn_t rc = fake_enter_device(device, &d, 1);
+  if (rc != NVML_SUCCESS) return rc;
+  if (value == NULL) return fake_leave(NVML_ERROR_INVALID_ARGUMENT);
+  if (d->pcie_replays < 0) return fake_leave(NVML_ERROR_NOT_SUPPORTED);
+  *value = (unsigned int)d->pcie_replays;
+  return fake_leave(NVML_SUCCESS);
+}
+
+static nvmlReturn_t codec_utilization(nvmlDevice_t device, int encoder, unsigned int *utilization,
+                                      unsigned int *samplingPeriodUs) {
+  struct nvmlDevice_st *d;
+  nvmlReturn_t rc = fake_enter_device(device, &d, 1);
+  if (rc != NVML_SUCCESS) return rc;
+  if (utilization == NULL || samplingPeriodUs == NULL) {
+    return fake_leave(NVML_ERROR_INVALID_ARGUMENT);
+  }
+  int pct = encoder ? d->enc_util : d->dec_util;
+  /* Real NVML: not on MIG-enabled GPUs. */
+  if (pct < 0 || d->mig == 1) return fake_leave(NVML_ERROR_NOT_SUPPORTED);
+  *utilization = (unsigned int)pct;
+  *samplingPeriodUs = 167000;
+  return fake_leave(NVML_SUCCESS);
+}
+
+FAKE_EXPORT nvmlReturn_t nvmlDeviceGetEncoderUtilization(nvmlDevice_t device,
+                                                         unsigned int *utilization,
+                                                         unsigned int *samplingPeriodUs) {
+  return codec_utilization(device, 1, utilization, samplingPeriodUs);
+}
+
+FAKE_EXPORT nvmlReturn_t nvmlDeviceGetDecoderUtilization(nvmlDevice_t device,
+                                                         unsigned int *utilization,
+                                                         unsigned int *samplingPeriodUs) {
+  return codec_utilization(device, 0, utilization, samplingPeriodUs);
+}
+
+/* One field of nvmlDeviceGetFieldValues; unknown IDs are NOT_SUPPORTED, as real NVML answers
+ * for fields the GPU lacks. */
+static void field_value(const struct nvmlDevice_st *d, nvmlFieldValue_t *v) {
+  struct timespec now;
+  clock_gettime(CLOCK_REALTIME, &now);
+  v->timestamp = (long long)now.tv_sec * 1000000LL + now.tv_nsec / 1000;
+  v->latencyUsec = 0;
+  long long value = -1;
+  int nvlink = -1;
+  switch (v->fieldId) {
+    case NVML_FI_DEV_MEMORY_TEMP:
+      value = d->memory_temp;
+      break;
+    case NVML_FI_DEV_NVLINK_CRC_FLIT_ERROR_COUNT_TOTAL: nvlink = 0; break;
+    case NVML_FI_DEV_NVLINK_CRC_DATA_ERROR_COUNT_TOTAL: nvlink = 1; break;
+    case NVML_FI_DEV_NVLINK_REPLAY_ERROR_COUNT_TOTAL: nvlink = 2; break;
+    case NVML_FI_DEV_NVLINK_RECOVERY_ERROR_COUNT_TOTAL: nvlink = 3; break;
+    default:
+      break;
+  }
+  if (nvlink >= 0) value = d->nvlink_errors[nvlink];
+  if (value < 0) {
+    v->nvmlReturn = NVML_ERROR_NOT_SUPPORTED;
+    return;
+  }
+  v->nvmlReturn = NVML_SUCCESS;
+  if (nvlink >= 0) {
+    v->valueType = NVML_VALUE_TYPE_UNSIGNED_LONG_LONG;
+    v->value.ullVal = (unsigned long long)value;
+  } else {
+    v->valueType = NVML_VALUE_TYPE_UNSIGNED_INT;
+    v->value.uiVal = (unsigned int)value;
+  }
+}
+
+FAKE_EXPORT nvmlReturn_t nvmlDeviceGetFieldValues(nvmlDevice_t device, int valuesCount,
+                                                  nvmlFieldValue_t *values) {
+  struct nvmlDevice_st *d;
+  nvmlReturn_t rc = fake_enter_device(device, &d, 1);
+  if (rc != NVML_SUCCESS) return rc;
+  if (values == NULL || valuesCount <= 0) return fake_leave(NVML_ERROR_INVALID_ARGUMENT);
+  for (int i = 0; i < valuesCount; i++) field_value(d, &values[i]);
+  return fake_leave(NVML_SUCCESS);
+}
+
+#ifndef FAKE_OLD_DRIVER /* row remapping arrived with Ampere-era drivers */
+FAKE_EXPORT nvmlReturn_t nvmlDeviceGetRemappedRows(nvmlDevice_t device, unsigned int *corrRows,
+                                                   unsigned int *uncRows, unsigned int *isPending,
+                                                   unsigned int *failureOccurred) {
+  struct nvmlDevice_st *d;
+  nvmlReturn_t rc = fake_enter_device(device, &d, 1);
+  if (rc != NVML_SUCCESS) return rc;
+  if (corrRows == NULL || uncRows == NULL || isPending == NULL || failureOccurred == NULL) {
+    return fake_leave(NVML_ERROR_INVALID_ARGUMENT);
+  }
+  /* Real NVML: NOT_SUPPORTED before Ampere and with active MIG instances. */
+  if (d->remap_corr < 0 || d->mig == 1) return fake_leave(NVML_ERROR_NOT_SUPPORTED);
+  *corrRows = (unsigned int)d->remap_corr;
+  *uncRows = (unsigned int)d->remap_unc;
+  *isPending = (unsigned int)d->remap_pending;
+  *failureOccurred = (unsigned int)d->remap_failure;
+  return fake_leave(NVML_SUCCESS);
+}
+#endif
+
 #ifndef FAKE_SPARSE /* absent from the "foreign NVML" variant */
 FAKE_EXPORT nvmlReturn_t nvmlDeviceGetRetiredPagesPendingStatus(nvmlDevice_t device,
                                                                 nvmlEnableState_t *isPending) {

@@ -43,6 +43,18 @@ struct nvmlDevice_st {
   long power_mw;      /* -1 = NOT_SUPPORTED */
   int util_gpu;       /* -1 = NOT_SUPPORTED */
   int util_mem;
+  long sm_clock_mhz;  /* -1 = NOT_SUPPORTED (also for the fields below unless noted) */
+  long mem_clock_mhz;
+  long long energy_mj;
+  long long pcie_replays;
+  int enc_util;
+  int dec_util;
+  long memory_temp;   /* -1 = NOT_SUPPORTED (field NVML_FI_DEV_MEMORY_TEMP) */
+  long long nvlink_errors[4]; /* CRC flit, CRC data, replay, recovery totals; -1 = NOT_SUPPORTED */
+  int remap_corr;     /* -1 = NOT_SUPPORTED for all four remapped-rows values */
+  int remap_unc;
+  int remap_pending;
+  int remap_failure;
   int ecc;            /* 0 = ECC off: ECC counters and retired pages are NOT_SUPPORTED */
   unsigned long long ecc_corrected;
   unsigned long long ecc_uncorrected;

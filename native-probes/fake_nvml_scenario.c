@@ -12,11 +12,16 @@
  *   gpu uuid=GPU-... name="NVIDIA H100 80GB HBM3" bus=0000:18:00.0 pciid=0x233010de minor=0
  *       memory=85899345920 numa=0 cpus=0-31,64-95 mig=0|1|unsupported cc=9.0|unsupported
  *       events=0x0b temp=41 power=312000 util=37/12 memused=1073741824 ecc=1 lost=0
+ *       smclock=1980 memclock=2619 energy=123456789 pcie-replays=3 enc=5 dec=7
+ *       remapped=2/1/0/0   # correctable/uncorrectable/pending/failure rows
+ *       memtemp=52 nvlink-errors=0/1/4/0   # CRC flit/CRC data/replay/recovery totals
  *   topo 0 1 10                # GPU indices (order of gpu lines), NVML topology level
  *   nvlink 0 1 4               # 4 active links between GPU 0 and GPU 1 (both directions)
  * (a gpu directive is a single line). topo/nvlink must come after the gpu lines they name.
  * Omitted gpu keys: generated uuid/bus, minor = index, 80 GiB, numa -1, no CPUs, events 0x0b,
- * ECC on; mig, cc, temp, power and util omitted = NOT_SUPPORTED.
+ * ECC on; mig, cc, temp, power, util, smclock, memclock, energy, pcie-replays, enc, dec,
+ * remapped, memtemp and nvlink-errors omitted = NOT_SUPPORTED. Each of those keys also takes the value "unsupported", so a
+ * scenario can say so explicitly.
  * A malformed line or unknown key prints one line to stderr and the whole line is ignored.
  */
 #ifndef _GNU_SOURCE
@@ -227,7 +232,28 @@ static void gpu_defaults(struct nvmlDevice_st *d, unsigned int index) {
   d->power_mw = -1;
   d->util_gpu = -1;
   d->util_mem = -1;
+  d->sm_clock_mhz = -1;
+  d->mem_clock_mhz = -1;
+  d->energy_mj = -1;
+  d->pcie_replays = -1;
+  d->enc_util = -1;
+  d->dec_util = -1;
+  d->remap_corr = d->remap_unc = d->remap_pending = d->remap_failure = -1;
+  d->memory_temp = -1;
+  for (int i = 0; i < 4; i++) d->nvlink_errors[i] = -1;
   d->ecc = 1;
+}
+
+/* Optional readings: "unsupported" or a number in [0, max]. Returns 0 on a malformed value. */
+static int parse_reading(const char *v, long long max, long long *out) {
+  unsigned long long u;
+  if (strcmp(v, "unsupported") == 0) {
+    *out = -1;
+    return 1;
+  }
+  if (!parse_ull(v, &u) || u > (unsigned long long)max) return 0;
+  *out = (long long)u;
+  return 1;
 }
 
 /* Returns NULL on success, else the reason. */
@@ -280,7 +306,55 @@ static const char *gpu_key(struct nvmlDevice_st *d, const char *key, const char 
     if (!parse_ull(v, &u)) return "bad events";
     d->supported_events = u;
   } else if (strcmp(key, "temp") == 0) {
-    if (!parse_long(v, 0, 1000, &d->temperature)) return "bad temp";
+    if (strcmp(v, "unsupported") == 0) {
+      d->temperature = -1;
+    } else if (!parse_long(v, 0, 1000, &d->temperature)) {
+      return "bad temp";
+    }
+  } else if (strcmp(key, "smclock") == 0 || strcmp(key, "memclock") == 0) {
+    long long mhz;
+    if (!parse_reading(v, 100000, &mhz)) return "bad clock (want MHz or unsupported)";
+    *(key[0] == 's' ? &d->sm_clock_mhz : &d->mem_clock_mhz) = (long)mhz;
+  } else if (strcmp(key, "energy") == 0) {
+    if (!parse_reading(v, 0x7fffffffffffffffLL, &d->energy_mj)) {
+      return "bad energy (want millijoules or unsupported)";
+    }
+  } else if (strcmp(key, "pcie-replays") == 0) {
+    if (!parse_reading(v, 0xffffffffLL, &d->pcie_replays)) {
+      return "bad pcie-replays (want a count or unsupported)";
+    }
+  } else if (strcmp(key, "enc") == 0 || strcmp(key, "dec") == 0) {
+    long long pct;
+    if (!parse_reading(v, 100, &pct)) return "bad enc/dec (want percent or unsupported)";
+    *(key[0] == 'e' ? &d->enc_util : &d->dec_util) = (int)pct;
+  } else if (strcmp(key, "memtemp") == 0) {
+    long long c;
+    if (!parse_reading(v, 1000, &c)) return "bad memtemp (want C or unsupported)";
+    d->memory_temp = (long)c;
+  } else if (strcmp(key, "nvlink-errors") == 0) {
+    unsigned long long e[4];
+    int n = 0;
+    if (strcmp(v, "unsupported") == 0) {
+      for (int i = 0; i < 4; i++) d->nvlink_errors[i] = -1;
+    } else if (sscanf(v, "%llu/%llu/%llu/%llu%n", &e[0], &e[1], &e[2], &e[3], &n) == 4 &&
+               (size_t)n == strlen(v) && v[0] != '-') {
+      for (int i = 0; i < 4; i++) d->nvlink_errors[i] = (long long)(e[i] & 0x7fffffffffffffffULL);
+    } else {
+      return "bad nvlink-errors (want flit/data/replay/recovery, e.g. 0/1/4/0)";
+    }
+  } else if (strcmp(key, "remapped") == 0) {
+    int c, u2, p, f, n = 0;
+    if (strcmp(v, "unsupported") == 0) {
+      d->remap_corr = d->remap_unc = d->remap_pending = d->remap_failure = -1;
+    } else if (sscanf(v, "%d/%d/%d/%d%n", &c, &u2, &p, &f, &n) == 4 && (size_t)n == strlen(v) &&
+               c >= 0 && u2 >= 0 && p >= 0 && p <= 1 && f >= 0 && f <= 1) {
+      d->remap_corr = c;
+      d->remap_unc = u2;
+      d->remap_pending = p;
+      d->remap_failure = f;
+    } else {
+      return "bad remapped (want corrected/uncorrected/pending/failure, e.g. 2/1/0/0)";
+    }
   } else if (strcmp(key, "power") == 0) {
     if (!parse_long(v, 0, 0x7fffffffL, &d->power_mw)) return "bad power (milliwatts)";
   } else if (strcmp(key, "util") == 0) {

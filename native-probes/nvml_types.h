@@ -74,6 +74,12 @@ typedef int nvmlEccCounterType_t;
 #define NVML_VOLATILE_ECC 0
 #define NVML_AGGREGATE_ECC 1
 
+typedef int nvmlClockType_t;
+#define NVML_CLOCK_GRAPHICS 0
+#define NVML_CLOCK_SM 1
+#define NVML_CLOCK_MEM 2
+#define NVML_CLOCK_VIDEO 3
+
 #define NVML_DEVICE_MIG_DISABLE 0
 #define NVML_DEVICE_MIG_ENABLE 1
 
@@ -129,6 +135,45 @@ typedef struct {
   unsigned int gpu;
   unsigned int memory;
 } nvmlUtilization_t;
+
+/* Field values (nvmlDeviceGetFieldValues). IDs are nvml.h's NVML_FI_* numbers. */
+#define NVML_FI_DEV_NVLINK_CRC_FLIT_ERROR_COUNT_TOTAL 38
+#define NVML_FI_DEV_NVLINK_CRC_DATA_ERROR_COUNT_TOTAL 45
+#define NVML_FI_DEV_NVLINK_REPLAY_ERROR_COUNT_TOTAL 52
+#define NVML_FI_DEV_NVLINK_RECOVERY_ERROR_COUNT_TOTAL 59
+#define NVML_FI_DEV_MEMORY_TEMP 82
+
+typedef int nvmlValueType_t;
+#define NVML_VALUE_TYPE_DOUBLE 0
+#define NVML_VALUE_TYPE_UNSIGNED_INT 1
+#define NVML_VALUE_TYPE_UNSIGNED_LONG 2
+#define NVML_VALUE_TYPE_UNSIGNED_LONG_LONG 3
+#define NVML_VALUE_TYPE_SIGNED_LONG_LONG 4
+#define NVML_VALUE_TYPE_SIGNED_INT 5
+
+typedef union {
+  double dVal;
+  int siVal;
+  unsigned int uiVal;
+  unsigned long ulVal;
+  unsigned long long ullVal;
+  signed long long sllVal;
+} nvmlValue_t;
+
+typedef struct {
+  unsigned int fieldId;
+  unsigned int scopeId; /* "unused" in older headers; 0 = the whole device */
+  long long timestamp;  /* CPU time in microseconds since 1970 */
+  long long latencyUsec;
+  nvmlValueType_t valueType;
+  nvmlReturn_t nvmlReturn; /* per field: the call succeeds when any field could be asked for */
+  nvmlValue_t value;
+} nvmlFieldValue_t;
+
+/* The Java binding (NvmlLibrary.FieldValue) relies on this layout. */
+_Static_assert(sizeof(nvmlFieldValue_t) == 40, "nvmlFieldValue_t is 40 bytes on x86-64");
+_Static_assert(__builtin_offsetof(nvmlFieldValue_t, valueType) == 24, "valueType at 24");
+_Static_assert(__builtin_offsetof(nvmlFieldValue_t, value) == 32, "value at 32");
 
 typedef struct {
   nvmlDevice_t device;
@@ -190,6 +235,18 @@ nvmlReturn_t nvmlDeviceGetTotalEccErrors(nvmlDevice_t device, nvmlMemoryErrorTyp
                                          unsigned long long *eccCounts);
 nvmlReturn_t nvmlDeviceGetRetiredPagesPendingStatus(nvmlDevice_t device,
                                                     nvmlEnableState_t *isPending);
+nvmlReturn_t nvmlDeviceGetClockInfo(nvmlDevice_t device, nvmlClockType_t type, unsigned int *clock);
+nvmlReturn_t nvmlDeviceGetTotalEnergyConsumption(nvmlDevice_t device, unsigned long long *energy);
+nvmlReturn_t nvmlDeviceGetPcieReplayCounter(nvmlDevice_t device, unsigned int *value);
+nvmlReturn_t nvmlDeviceGetRemappedRows(nvmlDevice_t device, unsigned int *corrRows,
+                                       unsigned int *uncRows, unsigned int *isPending,
+                                       unsigned int *failureOccurred);
+nvmlReturn_t nvmlDeviceGetEncoderUtilization(nvmlDevice_t device, unsigned int *utilization,
+                                             unsigned int *samplingPeriodUs);
+nvmlReturn_t nvmlDeviceGetDecoderUtilization(nvmlDevice_t device, unsigned int *utilization,
+                                             unsigned int *samplingPeriodUs);
+nvmlReturn_t nvmlDeviceGetFieldValues(nvmlDevice_t device, int valuesCount,
+                                      nvmlFieldValue_t *values);
 nvmlReturn_t nvmlEventSetCreate(nvmlEventSet_t *set);
 nvmlReturn_t nvmlDeviceGetSupportedEventTypes(nvmlDevice_t device, unsigned long long *eventTypes);
 nvmlReturn_t nvmlDeviceRegisterEvents(nvmlDevice_t device, unsigned long long eventTypes,

@@ -112,6 +112,40 @@ static void test_basics(void) {
   CHECK(nvmlDeviceGetCount_v2(&count) == NVML_ERROR_UNINITIALIZED);
 }
 
+static void test_telemetry(void) {
+  nvmlDevice_t d0, d1;
+  unsigned int v = 0, period = 0, corr, unc, pending, failed;
+  unsigned long long energy = 0;
+  CHECK(nvmlInit_v2() == NVML_SUCCESS);
+  CHECK(nvmlDeviceGetHandleByIndex_v2(0, &d0) == NVML_SUCCESS);
+  CHECK(nvmlDeviceGetHandleByIndex_v2(1, &d1) == NVML_SUCCESS);
+  CHECK(nvmlDeviceGetClockInfo(d0, NVML_CLOCK_SM, &v) == NVML_SUCCESS && v == 1980);
+  CHECK(nvmlDeviceGetClockInfo(d0, NVML_CLOCK_MEM, &v) == NVML_SUCCESS && v == 2619);
+  CHECK(nvmlDeviceGetClockInfo(d0, 9, &v) == NVML_ERROR_INVALID_ARGUMENT);
+  CHECK(nvmlDeviceGetClockInfo(d1, NVML_CLOCK_SM, &v) == NVML_ERROR_NOT_SUPPORTED);
+  CHECK(nvmlDeviceGetTotalEnergyConsumption(d0, &energy) == NVML_SUCCESS &&
+        energy == 5000000000ULL);
+  CHECK(nvmlDeviceGetPcieReplayCounter(d0, &v) == NVML_SUCCESS && v == 3);
+  CHECK(nvmlDeviceGetEncoderUtilization(d0, &v, &period) == NVML_SUCCESS && v == 4);
+  CHECK(nvmlDeviceGetDecoderUtilization(d0, &v, &period) == NVML_SUCCESS && v == 6);
+  CHECK(nvmlDeviceGetRemappedRows(d0, &corr, &unc, &pending, &failed) == NVML_SUCCESS &&
+        corr == 2 && unc == 1 && pending == 0 && failed == 1);
+  CHECK(nvmlDeviceGetRemappedRows(d1, &corr, &unc, &pending, &failed) ==
+        NVML_ERROR_NOT_SUPPORTED);
+  nvmlFieldValue_t fv[3] = {{.fieldId = NVML_FI_DEV_MEMORY_TEMP},
+                            {.fieldId = NVML_FI_DEV_NVLINK_REPLAY_ERROR_COUNT_TOTAL},
+                            {.fieldId = 12345}};
+  CHECK(nvmlDeviceGetFieldValues(d0, 3, fv) == NVML_SUCCESS);
+  CHECK(fv[0].nvmlReturn == NVML_SUCCESS && fv[0].valueType == NVML_VALUE_TYPE_UNSIGNED_INT &&
+        fv[0].value.uiVal == 52);
+  CHECK(fv[1].nvmlReturn == NVML_SUCCESS && fv[1].value.ullVal == 4);
+  CHECK(fv[2].nvmlReturn == NVML_ERROR_NOT_SUPPORTED);
+  CHECK(nvmlDeviceGetFieldValues(d0, 0, fv) == NVML_ERROR_INVALID_ARGUMENT);
+  CHECK(nvmlDeviceGetFieldValues(d1, 1, fv) == NVML_SUCCESS &&
+        fv[0].nvmlReturn == NVML_ERROR_NOT_SUPPORTED);
+  CHECK(nvmlShutdown() == NVML_SUCCESS);
+}
+
 static void test_events(void) {
   nvmlEventSet_t set;
   nvmlDevice_t d1;
@@ -198,7 +232,8 @@ int main(void) {
              "driver 550.54.15\n"
              "cuda 12040\n"
              "gpu uuid=GPU-a name=\"NVIDIA H100 80GB HBM3\" bus=0000:18:00.0 memory=85899345920 "
-             "numa=0 cpus=0-31,64-95 mig=0 cc=9.0\n"
+             "numa=0 cpus=0-31,64-95 mig=0 cc=9.0 smclock=1980 memclock=2619 energy=5000000000 "
+             "pcie-replays=3 enc=4 dec=6 remapped=2/1/0/1 memtemp=52 nvlink-errors=0/1/4/0\n"
              "gpu uuid=GPU-b bus=00000000:3B:00.0 numa=1\n"
              "gpu uuid=GPU-c bogus=1\n"          /* unknown key: ignored */
              "gpu uuid=\"GPU-d\n"                /* unterminated quote: ignored */
@@ -207,6 +242,7 @@ int main(void) {
              "nvlink 0 1 4\n"
              "frobnicate\n");                    /* unknown directive: ignored */
   test_basics();
+  test_telemetry();
   test_events();
   test_repeated_init();
   CHECK(acceld_fake_call_count() > 1000);

@@ -9,6 +9,9 @@ import io.acceld.inventory.NodeInfo;
 import io.acceld.inventory.NvidiaDetails;
 import io.acceld.inventory.Topology;
 import io.acceld.metrics.AgentMetrics;
+import io.acceld.nvml.NvmlField;
+import io.acceld.nvml.NvmlRemappedRows;
+import io.acceld.telemetry.ExtendedReadings;
 import io.acceld.telemetry.GpuTelemetry;
 import io.acceld.telemetry.TelemetrySample;
 import io.acceld.ledger.Holder;
@@ -97,7 +100,8 @@ public class ScrapeBenchmark {
               OptionalInt.of(i % 101),
               OptionalInt.of((i * 7) % 101),
               OptionalLong.of((long) i << 30),
-              OptionalLong.of(85_899_345_920L - ((long) i << 30))));
+              OptionalLong.of(85_899_345_920L - ((long) i << 30)),
+              extended(i)));
       if (i % 2 == 0) {
         owners.put(uuid, new Holder.KubeletPod("ml", "trainer-" + i, "worker"));
       }
@@ -118,6 +122,28 @@ public class ScrapeBenchmark {
     metrics.kubelet().registered(RESOURCE, true);
     metrics.kubelet().streams(RESOURCE, 1);
     metrics.kubelet().allocated(RESOURCE, 8);
+  }
+
+  /** Every extended field present, as on an H100: the scrape renders all of them. */
+  private static ExtendedReadings extended(int i) {
+    return new ExtendedReadings(
+        OptionalInt.of(1980),
+        OptionalInt.of(2619),
+        OptionalLong.of(1_000_000_000L + i),
+        OptionalLong.of(i % 3),
+        OptionalInt.of(0),
+        OptionalInt.of(i % 5),
+        Optional.of(new NvmlRemappedRows(i % 2, 0, false, false)),
+        OptionalLong.of(i),
+        OptionalLong.of(0),
+        OptionalLong.of(2L * i),
+        OptionalLong.of(0),
+        Map.of(
+            NvmlField.MEMORY_TEMP, 50.0 + i % 20,
+            NvmlField.NVLINK_CRC_FLIT_ERRORS, 0.0,
+            NvmlField.NVLINK_CRC_DATA_ERRORS, 0.0,
+            NvmlField.NVLINK_REPLAY_ERRORS, (double) (i % 4),
+            NvmlField.NVLINK_RECOVERY_ERRORS, 0.0));
   }
 
   @TearDown

@@ -17,6 +17,7 @@ import io.acceld.metrics.DcgmCollector;
 import io.acceld.metrics.KubeletMetrics;
 import io.acceld.metrics.MetricsServer;
 import io.acceld.metrics.NodeName;
+import io.acceld.systemd.SystemdNotifier;
 import io.acceld.telemetry.GpuTelemetrySampler;
 import io.acceld.telemetry.TelemetrySample;
 import io.acceld.transport.UnixGrpc;
@@ -136,6 +137,18 @@ public final class AgentDaemon implements AutoCloseable {
                                 ledger.current(), config::sharing, config.get(Settings.DEV_ROOT)))
                         + "\n"));
     server.degradedBy(() -> degraded(storage));
+    notifySystemd(config);
+  }
+
+  /** Under systemd ({@code Type=notify}), says READY=1 once every resource is registered. */
+  private void notifySystemd(AgentConfig config) {
+    try {
+      SystemdNotifier.fromEnvironment(config.environment(), kubelet::ready)
+          .ifPresent(notifier -> keep(notifier).start());
+    } catch (IllegalArgumentException e) {
+      // systemd's own variables, malformed: serve anyway; systemd's start timeout will say so
+      log.warn("Not notifying systemd: {}", e.getMessage());
+    }
   }
 
   /** What {@code /healthz} reports beside "ok": parts that work less well than they should. */

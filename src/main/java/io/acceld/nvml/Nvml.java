@@ -13,8 +13,10 @@ import com.sun.jna.ptr.LongByReference;
 import com.sun.jna.ptr.PointerByReference;
 import java.nio.charset.StandardCharsets;
 import java.util.Collections;
+import java.util.EnumMap;
 import java.util.EnumSet;
 import java.util.List;
+import java.util.Map;
 import java.util.Objects;
 import java.util.Optional;
 import java.util.OptionalInt;
@@ -49,6 +51,14 @@ public final class Nvml implements AutoCloseable {
   private static final int CPU_SET_WORDS = 4096 / 64;
 
   private static final int TEMPERATURE_GPU = 0;
+  private static final int CLOCK_SM = 1;
+  private static final int CLOCK_MEM = 2;
+  private static final int VALUE_DOUBLE = 0;
+  private static final int VALUE_UNSIGNED_INT = 1;
+  private static final int VALUE_UNSIGNED_LONG = 2;
+  private static final int VALUE_UNSIGNED_LONG_LONG = 3;
+  private static final int VALUE_SIGNED_LONG_LONG = 4;
+  private static final int VALUE_SIGNED_INT = 5;
   private static final int FEATURE_ENABLED = 1;
 
   private final NvmlLibrary lib;
@@ -349,6 +359,129 @@ public final class Nvml implements AutoCloseable {
     return optional("nvmlDeviceGetRetiredPagesPendingStatus", rc)
         ? Optional.of(pending.getValue() == FEATURE_ENABLED)
         : Optional.empty();
+  }
+
+  /** SM clock in MHz ({@code NVML_CLOCK_SM}). */
+  public OptionalInt smClockMhz(NvmlDevice device) {
+    return clockMhz(device, CLOCK_SM);
+  }
+
+  /** Memory clock in MHz ({@code NVML_CLOCK_MEM}). */
+  public OptionalInt memoryClockMhz(NvmlDevice device) {
+    return clockMhz(device, CLOCK_MEM);
+  }
+
+  private OptionalInt clockMhz(NvmlDevice device, int type) {
+    IntByReference mhz = new IntByReference();
+    int rc = lib.nvmlDeviceGetClockInfo(device.handle(), type, mhz);
+    return optional("nvmlDeviceGetClockInfo", rc)
+        ? OptionalInt.of(mhz.getValue())
+        : OptionalInt.empty();
+  }
+
+  /** Energy since the driver was loaded, in millijoules (Volta and later). */
+  public OptionalLong totalEnergyMillijoules(NvmlDevice device) {
+    LongByReference energy = new LongByReference();
+    int rc = lib.nvmlDeviceGetTotalEnergyConsumption(device.handle(), energy);
+    return optional("nvmlDeviceGetTotalEnergyConsumption", rc)
+        ? OptionalLong.of(energy.getValue())
+        : OptionalLong.empty();
+  }
+
+  /** PCIe replays (link-level retransmissions) since the driver was loaded. */
+  public OptionalLong pcieReplays(NvmlDevice device) {
+    IntByReference count = new IntByReference();
+    int rc = lib.nvmlDeviceGetPcieReplayCounter(device.handle(), count);
+    return optional("nvmlDeviceGetPcieReplayCounter", rc)
+        ? OptionalLong.of(Integer.toUnsignedLong(count.getValue()))
+        : OptionalLong.empty();
+  }
+
+  /** Video encoder utilisation, percent; empty on MIG-enabled GPUs and GPUs without one. */
+  public OptionalInt encoderUtilizationPercent(NvmlDevice device) {
+    IntByReference percent = new IntByReference();
+    int rc = lib.nvmlDeviceGetEncoderUtilization(device.handle(), percent, new IntByReference());
+    return optional("nvmlDeviceGetEncoderUtilization", rc)
+        ? OptionalInt.of(percent.getValue())
+        : OptionalInt.empty();
+  }
+
+  /** Video decoder utilisation, percent; empty on MIG-enabled GPUs and GPUs without one. */
+  public OptionalInt decoderUtilizationPercent(NvmlDevice device) {
+    IntByReference percent = new IntByReference();
+    int rc = lib.nvmlDeviceGetDecoderUtilization(device.handle(), percent, new IntByReference());
+    return optional("nvmlDeviceGetDecoderUtilization", rc)
+        ? OptionalInt.of(percent.getValue())
+        : OptionalInt.empty();
+  }
+
+  /**
+   * Row remapping counts; empty before Ampere, with active MIG instances, and on drivers without
+   * the function (checked through {@link NvmlCapability#REMAPPED_ROWS}, so no warning per GPU).
+   */
+  public Optional<NvmlRemappedRows> remappedRows(NvmlDevice device) {
+    if (!supports(NvmlCapability.REMAPPED_ROWS)) {
+      return Optional.empty();
+    }
+    IntByReference corrected = new IntByReference();
+    IntByReference uncorrected = new IntByReference();
+    IntByReference pending = new IntByReference();
+    IntByReference failed = new IntByReference();
+    int rc =
+        lib.nvmlDeviceGetRemappedRows(device.handle(), corrected, uncorrected, pending, failed);
+    return optional("nvmlDeviceGetRemappedRows", rc)
+        ? Optional.of(
+            new NvmlRemappedRows(
+                Integer.toUnsignedLong(corrected.getValue()),
+                Integer.toUnsignedLong(uncorrected.getValue()),
+                pending.getValue() != 0,
+                failed.getValue() != 0))
+        : Optional.empty();
+  }
+
+  /**
+   * Reads {@code fields} in one {@code nvmlDeviceGetFieldValues} call. A field the GPU does not
+   * support (its own return code NOT_SUPPORTED, or any other per-field failure) is absent from the
+   * result; so is everything on a driver without the function.
+   */
+  public Map<NvmlField, Double> fieldValues(NvmlDevice device, Set<NvmlField> fields) {
+    if (fields.isEmpty()) {
+      return Map.of();
+    }
+    List<NvmlField> asked = List.copyOf(fields);
+    NvmlLibrary.FieldValue[] values =
+        (NvmlLibrary.FieldValue[]) new NvmlLibrary.FieldValue().toArray(asked.size());
+    for (int i = 0; i < values.length; i++) {
+      values[i].fieldId = asked.get(i).id;
+    }
+    int rc = lib.nvmlDeviceGetFieldValues(device.handle(), values.length, values);
+    if (!optional("nvmlDeviceGetFieldValues", rc)) {
+      return Map.of();
+    }
+    Map<NvmlField, Double> read = new EnumMap<>(NvmlField.class);
+    for (int i = 0; i < values.length; i++) {
+      NvmlField field = asked.get(i);
+      if (values[i].nvmlReturn == SUCCESS) {
+        fieldValue(values[i]).ifPresent(v -> read.put(field, v));
+      }
+    }
+    return read;
+  }
+
+  private static double unsignedToDouble(long bits) {
+    return bits >= 0 ? bits : (bits >>> 1) * 2.0 + (bits & 1);
+  }
+
+  /** Decodes the value union from its raw bits; x86-64 and arm64 Linux are little-endian. */
+  private static Optional<Double> fieldValue(NvmlLibrary.FieldValue v) {
+    return switch (v.valueType) {
+      case VALUE_DOUBLE -> Optional.of(Double.longBitsToDouble(v.value));
+      case VALUE_UNSIGNED_INT -> Optional.of((double) (v.value & 0xFFFF_FFFFL));
+      case VALUE_SIGNED_INT -> Optional.of((double) (int) v.value);
+      case VALUE_UNSIGNED_LONG, VALUE_UNSIGNED_LONG_LONG -> Optional.of(unsignedToDouble(v.value));
+      case VALUE_SIGNED_LONG_LONG -> Optional.of((double) v.value);
+      default -> Optional.empty(); // a type newer than this binding: leave the field out
+    };
   }
 
   // ------------------------------------------------------------------ events

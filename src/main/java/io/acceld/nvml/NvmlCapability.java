@@ -11,7 +11,8 @@ public enum NvmlCapability {
   NVLINK_STATE("nvmlDeviceGetNvLinkState"),
   NVLINK_REMOTE_PCI_INFO("nvmlDeviceGetNvLinkRemotePciInfo_v2"),
   CUDA_DRIVER_VERSION_V2("nvmlSystemGetCudaDriverVersion_v2"),
-  MEMORY_INFO_V2("nvmlDeviceGetMemoryInfo_v2");
+  MEMORY_INFO_V2("nvmlDeviceGetMemoryInfo_v2"),
+  REMAPPED_ROWS("nvmlDeviceGetRemappedRows");
 
   private final String symbol;
 

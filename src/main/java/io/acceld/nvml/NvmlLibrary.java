@@ -96,6 +96,41 @@ public interface NvmlLibrary extends Library {
 
   int nvmlDeviceGetRetiredPagesPendingStatus(Pointer device, IntByReference isPending);
 
+  /** {@code (nvmlDevice_t, nvmlClockType_t, unsigned int *clock)}: MHz. */
+  int nvmlDeviceGetClockInfo(Pointer device, int type, IntByReference clock);
+
+  /** {@code (nvmlDevice_t, unsigned long long *energy)}: mJ since the driver was loaded. */
+  int nvmlDeviceGetTotalEnergyConsumption(Pointer device, LongByReference energy);
+
+  /** {@code (nvmlDevice_t, unsigned int *value)}. */
+  int nvmlDeviceGetPcieReplayCounter(Pointer device, IntByReference value);
+
+  /** {@code (nvmlDevice_t, unsigned int *utilization, unsigned int *samplingPeriodUs)}. */
+  int nvmlDeviceGetEncoderUtilization(
+      Pointer device, IntByReference utilization, IntByReference samplingPeriodUs);
+
+  /** {@code (nvmlDevice_t, unsigned int *utilization, unsigned int *samplingPeriodUs)}. */
+  int nvmlDeviceGetDecoderUtilization(
+      Pointer device, IntByReference utilization, IntByReference samplingPeriodUs);
+
+  /**
+   * Optional. {@code (nvmlDevice_t, unsigned int *corrRows, unsigned int *uncRows, unsigned int
+   * *isPending, unsigned int *failureOccurred)}.
+   */
+  int nvmlDeviceGetRemappedRows(
+      Pointer device,
+      IntByReference corrRows,
+      IntByReference uncRows,
+      IntByReference isPending,
+      IntByReference failureOccurred);
+
+  /**
+   * {@code (nvmlDevice_t, int valuesCount, nvmlFieldValue_t *values)}; {@code values} must come
+   * from {@link Structure#toArray} (contiguous), each entry's {@code fieldId} set. Each entry has
+   * its own return code.
+   */
+  int nvmlDeviceGetFieldValues(Pointer device, int valuesCount, FieldValue[] values);
+
   int nvmlEventSetCreate(PointerByReference set);
 
   int nvmlDeviceGetSupportedEventTypes(Pointer device, LongByReference eventTypes);
@@ -161,6 +196,31 @@ public interface NvmlLibrary extends Library {
   class Utilization extends Structure {
     public int gpu;
     public int memory;
+  }
+
+  /**
+   * {@code nvmlFieldValue_t}, 40 bytes: {@code fieldId}, {@code scopeId} (named {@code unused} in
+   * older headers), two {@code long long} timestamps, {@code nvmlValueType_t valueType}, {@code
+   * nvmlReturn_t nvmlReturn}, then the 8-byte {@code nvmlValue_t} union, mapped here as its raw
+   * bits ({@link Nvml} decodes them by {@link #valueType}).
+   */
+  @Structure.FieldOrder({
+    "fieldId",
+    "scopeId",
+    "timestamp",
+    "latencyUsec",
+    "valueType",
+    "nvmlReturn",
+    "value"
+  })
+  class FieldValue extends Structure {
+    public int fieldId;
+    public int scopeId;
+    public long timestamp;
+    public long latencyUsec;
+    public int valueType;
+    public int nvmlReturn;
+    public long value;
   }
 
   /** {@code nvmlEventData_t}, 32 bytes. */

@@ -37,7 +37,13 @@ public record FixtureNode(FakeNodeTree tree, List<SimulatedGpu> gpus, List<GpuLi
                   .computeCapability("9.0")
                   .temperatureCelsius(34 + g.index())
                   .powerMilliwatts(70_000 + 1_000 * g.index())
-                  .utilization(0, 0));
+                  .utilization(0, 0)
+                  .codecUtilization(0, 0)
+                  .clocksMhz(1980, 2619)
+                  .totalEnergyMillijoules(1_000_000L * (1 + g.index()))
+                  .pcieReplays(0)
+                  .remappedRows(0, 0, false, false)
+                  .memoryTemperatureCelsius(44 + g.index()));
     }
     for (GpuLink link : links) {
       scenario = scenario.topology(link.a(), link.b(), link.level().nvmlValue());

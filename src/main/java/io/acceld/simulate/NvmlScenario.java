@@ -287,6 +287,82 @@ public final class NvmlScenario {
       return with("util", gpuPercent + "/" + memoryPercent);
     }
 
+    /** SM and memory clocks in MHz ({@code nvmlDeviceGetClockInfo}). */
+    public Gpu clocksMhz(int sm, int memory) {
+      Values.check(sm >= 0 && memory >= 0, "clocks must not be negative");
+      return with("smclock", Integer.toString(sm)).with("memclock", Integer.toString(memory));
+    }
+
+    /** Energy since the driver was loaded ({@code nvmlDeviceGetTotalEnergyConsumption}). */
+    public Gpu totalEnergyMillijoules(long millijoules) {
+      Values.check(millijoules >= 0, "energy must not be negative");
+      return with("energy", Long.toString(millijoules));
+    }
+
+    /** {@code nvmlDeviceGetPcieReplayCounter}. */
+    public Gpu pcieReplays(long replays) {
+      Values.check(replays >= 0 && replays <= 0xffff_ffffL, "replays must be 0..2^32-1");
+      return with("pcie-replays", Long.toString(replays));
+    }
+
+    /** Video encoder and decoder utilisation, percent. */
+    public Gpu codecUtilization(int encoderPercent, int decoderPercent) {
+      Values.check(
+          encoderPercent >= 0
+              && encoderPercent <= 100
+              && decoderPercent >= 0
+              && decoderPercent <= 100,
+          "utilisation must be 0..100");
+      return with("enc", Integer.toString(encoderPercent))
+          .with("dec", Integer.toString(decoderPercent));
+    }
+
+    /** {@code nvmlDeviceGetRemappedRows}: rows remapped, a pending remap, a failed remap. */
+    public Gpu remappedRows(int correctable, int uncorrectable, boolean pending, boolean failed) {
+      Values.check(correctable >= 0 && uncorrectable >= 0, "rows must not be negative");
+      return with(
+          "remapped",
+          correctable + "/" + uncorrectable + "/" + (pending ? 1 : 0) + "/" + (failed ? 1 : 0));
+    }
+
+    /** Memory (HBM) temperature, read through {@code NVML_FI_DEV_MEMORY_TEMP}. */
+    public Gpu memoryTemperatureCelsius(int celsius) {
+      Values.check(celsius >= 0, "temperature must not be negative");
+      return with("memtemp", Integer.toString(celsius));
+    }
+
+    /** NVLink error totals over all links: CRC flit, CRC data, replay, recovery. */
+    public Gpu nvlinkErrors(long crcFlit, long crcData, long replay, long recovery) {
+      Values.check(
+          crcFlit >= 0 && crcData >= 0 && replay >= 0 && recovery >= 0,
+          "NVLink error counts must not be negative");
+      return with("nvlink-errors", crcFlit + "/" + crcData + "/" + replay + "/" + recovery);
+    }
+
+    /**
+     * Makes NVML answer NOT_SUPPORTED for one reading that an earlier call (or a shared base
+     * scenario) set: {@code temp}, {@code smclock}, {@code memclock}, {@code energy}, {@code
+     * pcie-replays}, {@code enc}, {@code dec}, {@code remapped}, {@code memtemp} or {@code
+     * nvlink-errors}.
+     */
+    public Gpu unsupported(String reading) {
+      Values.check(UNSUPPORTABLE.contains(reading), "cannot mark unsupported: " + reading);
+      return with(reading, "unsupported");
+    }
+
+    private static final java.util.Set<String> UNSUPPORTABLE =
+        java.util.Set.of(
+            "temp",
+            "smclock",
+            "memclock",
+            "energy",
+            "pcie-replays",
+            "enc",
+            "dec",
+            "remapped",
+            "memtemp",
+            "nvlink-errors");
+
     /**
      * Sets one attribute as the double's {@code gpu} line spells it. Package-private: the fault
      * knobs that use it directly ({@code events}, {@code ecc}, {@code lost}) are the test fixtures'

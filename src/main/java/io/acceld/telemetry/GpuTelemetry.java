@@ -15,6 +15,7 @@ import java.util.OptionalLong;
  * @param modelName e.g. {@code NVIDIA H100 80GB HBM3}
  * @param framebufferUsedBytes allocated memory, without the driver's reservation (as DCGM counts
  *     it: used + reserved + free = total)
+ * @param extended the rest of dcgm-exporter's default set
  */
 public record GpuTelemetry(
     String deviceId,
@@ -27,7 +28,8 @@ public record GpuTelemetry(
     OptionalInt gpuUtilizationPercent,
     OptionalInt memoryUtilizationPercent,
     OptionalLong framebufferUsedBytes,
-    OptionalLong framebufferFreeBytes) {
+    OptionalLong framebufferFreeBytes,
+    ExtendedReadings extended) {
 
   public GpuTelemetry {
     Objects.requireNonNull(deviceId, "deviceId");
@@ -40,5 +42,6 @@ public record GpuTelemetry(
     Objects.requireNonNull(memoryUtilizationPercent, "memoryUtilizationPercent");
     Objects.requireNonNull(framebufferUsedBytes, "framebufferUsedBytes");
     Objects.requireNonNull(framebufferFreeBytes, "framebufferFreeBytes");
+    Objects.requireNonNull(extended, "extended");
   }
 }

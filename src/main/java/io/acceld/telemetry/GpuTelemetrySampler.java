@@ -6,13 +6,17 @@ import io.acceld.inventory.NvidiaDetails;
 import io.acceld.inventory.PciAddresses;
 import io.acceld.nvml.Nvml;
 import io.acceld.nvml.NvmlDevice;
+import io.acceld.nvml.NvmlEccCounter;
+import io.acceld.nvml.NvmlEccErrorType;
 import io.acceld.nvml.NvmlException;
+import io.acceld.nvml.NvmlField;
 import io.acceld.nvml.NvmlMemoryInfo;
 import io.acceld.nvml.NvmlUtilization;
 import io.acceld.util.PeriodicTask;
 import java.time.Clock;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.EnumSet;
 import java.util.HashMap;
 import java.util.LinkedHashSet;
 import java.util.List;
@@ -27,10 +31,11 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * Reads temperature, power, utilisation and framebuffer memory of every NVIDIA GPU in the current
- * inventory that NVML knows, on its own thread ({@code acceld-telemetry}) every interval, and keeps
- * the last result as an immutable {@link TelemetrySample}. Scrapes read that sample and never wait
- * on NVML, which can block for a long time on a sick GPU.
+ * Reads temperature, power, utilisation, framebuffer memory, clocks, energy, PCIe replays, row
+ * remapping and ECC totals of every NVIDIA GPU in the current inventory that NVML knows, on its own
+ * thread ({@code acceld-telemetry}) every interval, and keeps the last result as an immutable
+ * {@link TelemetrySample}. Scrapes read that sample and never wait on NVML, which can block for a
+ * long time on a sick GPU.
  *
  * <p>Failures stay local: a reading the GPU does not support is left out; a GPU that is lost (or
  * whose handle cannot be had) is left out of that sample; any other failed reading is left out.
@@ -41,6 +46,7 @@ import org.slf4j.LoggerFactory;
 public final class GpuTelemetrySampler implements AutoCloseable {
   private static final Logger log = LoggerFactory.getLogger(GpuTelemetrySampler.class);
   private static final String OK = "ok";
+  private static final Set<NvmlField> FIELDS = EnumSet.allOf(NvmlField.class);
 
   private final Nvml nvml;
   private final Supplier<Inventory> inventory;
@@ -119,6 +125,7 @@ public final class GpuTelemetrySampler implements AutoCloseable {
       OptionalLong power = read(problems, () -> nvml.powerUsageMilliwatts(h), OptionalLong.empty());
       Optional<NvmlUtilization> util = read(problems, () -> nvml.utilization(h), Optional.empty());
       Optional<NvmlMemoryInfo> memory = read(problems, () -> nvml.memoryInfo(h), Optional.empty());
+      ExtendedReadings extended = extended(problems, h);
       changeState(device, uuid, problems.isEmpty() ? OK : "failing: " + problems);
       return Optional.of(
           new GpuTelemetry(
@@ -132,13 +139,40 @@ public final class GpuTelemetrySampler implements AutoCloseable {
               util.map(u -> OptionalInt.of(u.gpuPercent())).orElse(OptionalInt.empty()),
               util.map(u -> OptionalInt.of(u.memoryPercent())).orElse(OptionalInt.empty()),
               memory.map(m -> OptionalLong.of(usedWithoutReserved(m))).orElse(OptionalLong.empty()),
-              memory.map(m -> OptionalLong.of(m.freeBytes())).orElse(OptionalLong.empty())));
+              memory.map(m -> OptionalLong.of(m.freeBytes())).orElse(OptionalLong.empty()),
+              extended));
     } catch (NvmlException e) {
       // lost, or no handle: a fresh lookup next pass, in case the GPU was reset
       handles.remove(uuid);
       changeState(device, uuid, e.isGpuLost() ? "lost" : "unreachable: " + e.getMessage());
       return Optional.empty();
     }
+  }
+
+  private ExtendedReadings extended(List<String> problems, NvmlDevice h) {
+    OptionalInt none = OptionalInt.empty();
+    OptionalLong noCount = OptionalLong.empty();
+    return new ExtendedReadings(
+        read(problems, () -> nvml.smClockMhz(h), none),
+        read(problems, () -> nvml.memoryClockMhz(h), none),
+        read(problems, () -> nvml.totalEnergyMillijoules(h), noCount),
+        read(problems, () -> nvml.pcieReplays(h), noCount),
+        read(problems, () -> nvml.encoderUtilizationPercent(h), none),
+        read(problems, () -> nvml.decoderUtilizationPercent(h), none),
+        read(problems, () -> nvml.remappedRows(h), Optional.empty()),
+        read(problems, () -> ecc(h, NvmlEccErrorType.CORRECTED, NvmlEccCounter.VOLATILE), noCount),
+        read(
+            problems, () -> ecc(h, NvmlEccErrorType.UNCORRECTED, NvmlEccCounter.VOLATILE), noCount),
+        read(problems, () -> ecc(h, NvmlEccErrorType.CORRECTED, NvmlEccCounter.AGGREGATE), noCount),
+        read(
+            problems,
+            () -> ecc(h, NvmlEccErrorType.UNCORRECTED, NvmlEccCounter.AGGREGATE),
+            noCount),
+        read(problems, () -> nvml.fieldValues(h, FIELDS), Map.of()));
+  }
+
+  private OptionalLong ecc(NvmlDevice h, NvmlEccErrorType type, NvmlEccCounter counter) {
+    return nvml.totalEccErrors(h, type, counter);
   }
 
   /** Runs one reading; a lost GPU aborts the GPU, any other failure only drops the reading. */

@@ -11,6 +11,7 @@ import io.acceld.config.ConfigLoader;
 import io.acceld.nvml.NvmlEventType;
 import io.acceld.simulate.FixtureNode;
 import io.acceld.simulate.Fixtures;
+import io.acceld.testing.NotifyReceiver;
 import io.acceld.testing.NvmlDouble;
 import io.acceld.testing.kubelet.KubeletDouble;
 import java.io.PrintWriter;
@@ -103,6 +104,32 @@ class AgentDaemonIT {
           .contains("acceld_grpc_server_calls_total{")
           .contains("acceld_nvml_calls_total{");
       assertPromtoolClean(metrics);
+    }
+  }
+
+  @Test
+  void underSystemdTheDaemonSaysReadyOnceTheKubeletHasRegisteredIt() throws Exception {
+    FixtureNode node = Fixtures.eightGpuNode(root.resolve("node"));
+    NvmlDouble nvml = NvmlDouble.create(root.resolve("nvml"), node.nvmlScenario());
+    try (NotifyReceiver systemd = NotifyReceiver.listen(root.resolve("notify").toString());
+        KubeletDouble kubelet = KubeletDouble.start(root.resolve("kubelet/device-plugins"));
+        AgentDaemon daemon =
+            AgentDaemon.start(
+                ConfigLoader.load(
+                    Map.of(
+                        "sysfs-root", node.tree().sysfsRoot().toString(),
+                        "dev-root", node.tree().devRoot().toString(),
+                        "proc-root", node.tree().procRoot().toString(),
+                        "nvml-library", nvml.libraryPath().toString(),
+                        "device-plugin-dir", kubelet.deviceDir().toString(),
+                        "pod-resources-socket", root.resolve("none.sock").toString(),
+                        "metrics-address", "127.0.0.1:0"),
+                    Map.of("NOTIFY_SOCKET", systemd.address()),
+                    Optional.empty()))) {
+      kubelet.awaitRegistered("nvidia.com/gpu", Duration.ofSeconds(5));
+      kubelet.awaitCondition("READY=1", () -> systemd.received("READY=1"), Duration.ofSeconds(5));
+      assertThat(daemon.kubelet().ready()).isTrue();
+      assertThat(systemd.datagrams()).anyMatch(d -> d.contains("STATUS=Serving"));
     }
   }
 

@@ -84,7 +84,8 @@ class SystemdUnitIT {
     assertThat(lines)
         .contains(
             "Restart=always",
-            "Type=exec",
+            "Type=notify",
+            "NotifyAccess=main",
             "ProtectSystem=strict",
             "ProtectHome=yes",
             "PrivateTmp=yes",

@@ -3,6 +3,7 @@ package io.acceld.metrics;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.acceld.inventory.PciAddresses;
+import io.acceld.telemetry.ExtendedReadings;
 import io.acceld.telemetry.GpuTelemetry;
 import io.acceld.telemetry.TelemetrySample;
 import io.micrometer.prometheusmetrics.PrometheusConfig;
@@ -72,6 +73,42 @@ class DcgmCollectorTest {
   }
 
   @Test
+  void onlyTheLintCleanModeLeavesOutTheReplayCounterWhoseNamePromtoolRejects() {
+    sample.set(sampleOf(gpu(0, OptionalInt.of(35), OptionalLong.of(1), 0, 0, replays(7))));
+    bind(DcgmCollector.LabelNames.PROMTOOL_CLEAN);
+    assertThat(Exposition.parse(registry.scrape()).series("DCGM_FI_DEV_PCIE_REPLAY_COUNTER"))
+        .isEmpty();
+
+    PrometheusMeterRegistry dcgm = new PrometheusMeterRegistry(PrometheusConfig.DEFAULT);
+    new DcgmCollector(
+            sample::get,
+            new XidMetrics(),
+            id -> Optional.empty(),
+            "node-1",
+            DcgmCollector.LabelNames.DCGM_EXPORTER)
+        .bindTo(dcgm);
+    assertThat(Exposition.parse(dcgm.scrape()).value("DCGM_FI_DEV_PCIE_REPLAY_COUNTER", "gpu", "0"))
+        .hasValue(7.0);
+  }
+
+  private static ExtendedReadings replays(long count) {
+    ExtendedReadings n = ExtendedReadings.NONE;
+    return new ExtendedReadings(
+        n.smClockMhz(),
+        n.memoryClockMhz(),
+        n.totalEnergyMillijoules(),
+        OptionalLong.of(count),
+        n.encoderUtilizationPercent(),
+        n.decoderUtilizationPercent(),
+        n.remappedRows(),
+        n.eccCorrectedVolatile(),
+        n.eccUncorrectedVolatile(),
+        n.eccCorrectedAggregate(),
+        n.eccUncorrectedAggregate(),
+        n.fieldValues());
+  }
+
+  @Test
   void pciBusIdsAreInNvmlForm() {
     assertThat(PciAddresses.nvmlForm("0000:3b:00.0")).isEqualTo("00000000:3B:00.0");
     assertThat(PciAddresses.nvmlForm("00000000:3B:00.0")).isEqualTo("00000000:3B:00.0");
@@ -89,6 +126,16 @@ class DcgmCollectorTest {
 
   private static GpuTelemetry gpu(
       int index, OptionalInt temp, OptionalLong milliwatts, long usedBytes, long freeBytes) {
+    return gpu(index, temp, milliwatts, usedBytes, freeBytes, ExtendedReadings.NONE);
+  }
+
+  private static GpuTelemetry gpu(
+      int index,
+      OptionalInt temp,
+      OptionalLong milliwatts,
+      long usedBytes,
+      long freeBytes,
+      ExtendedReadings extended) {
     return new GpuTelemetry(
         "GPU-" + index,
         "GPU-" + index,
@@ -100,6 +147,7 @@ class DcgmCollectorTest {
         OptionalInt.of(50),
         OptionalInt.of(20),
         OptionalLong.of(usedBytes),
-        OptionalLong.of(freeBytes));
+        OptionalLong.of(freeBytes),
+        extended);
   }
 }

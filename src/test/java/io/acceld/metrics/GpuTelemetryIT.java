@@ -8,6 +8,7 @@ import io.acceld.inventory.Inventory;
 import io.acceld.inventory.NvidiaDetails;
 import io.acceld.ledger.Holder;
 import io.acceld.nvml.Nvml;
+import io.acceld.simulate.NvmlFaults;
 import io.acceld.simulate.NvmlScenario;
 import io.acceld.telemetry.GpuTelemetry;
 import io.acceld.telemetry.GpuTelemetrySampler;
@@ -113,6 +114,166 @@ class GpuTelemetryIT {
         .contains("# HELP DCGM_FI_DEV_FB_USED Framebuffer memory used (in MiB).")
         .contains("# HELP DCGM_FI_DEV_FB_FREE Framebuffer memory free (in MiB).")
         .contains("# HELP DCGM_FI_DEV_XID_ERRORS Value of the last XID error encountered.");
+  }
+
+  @Test
+  void theRestOfDcgmExportersDefaultSetComesThroughTheBinding() {
+    open(NvmlScenarios.h100s(2), inventory(2));
+    bind(id -> Optional.empty());
+    fake.control().acceld_fake_set_ecc(1, 7, 2);
+    sampler.sampleNow();
+
+    Exposition scrape = scrape();
+    assertThat(scrape.value("DCGM_FI_DEV_SM_CLOCK", "gpu", "0")).hasValue(1980.0);
+    assertThat(scrape.value("DCGM_FI_DEV_SM_CLOCK", "gpu", "1")).hasValue(1979.0);
+    assertThat(scrape.value("DCGM_FI_DEV_MEM_CLOCK", "gpu", "1")).hasValue(2619.0);
+    // mJ, as NVML and DCGM count it; a 64-bit value survives the binding
+    assertThat(scrape.value("DCGM_FI_DEV_TOTAL_ENERGY_CONSUMPTION", "gpu", "1"))
+        .hasValue(5_000_000_001.0);
+    assertThat(scrape.value("DCGM_FI_DEV_PCIE_REPLAY_COUNTER", "gpu", "1")).hasValue(4.0);
+    assertThat(scrape.value("DCGM_FI_DEV_ENC_UTIL", "gpu", "1")).hasValue(1.0);
+    assertThat(scrape.value("DCGM_FI_DEV_DEC_UTIL", "gpu", "1")).hasValue(3.0);
+    assertThat(scrape.value("DCGM_FI_DEV_CORRECTABLE_REMAPPED_ROWS", "gpu", "1")).hasValue(3.0);
+    assertThat(scrape.value("DCGM_FI_DEV_UNCORRECTABLE_REMAPPED_ROWS", "gpu", "1")).hasValue(1.0);
+    assertThat(scrape.value("DCGM_FI_DEV_ROW_REMAP_FAILURE", "gpu", "1")).hasValue(0.0);
+    assertThat(scrape.value("DCGM_FI_DEV_ECC_SBE_VOL_TOTAL", "gpu", "1")).hasValue(7.0);
+    assertThat(scrape.value("DCGM_FI_DEV_ECC_DBE_VOL_TOTAL", "gpu", "1")).hasValue(2.0);
+    assertThat(scrape.value("DCGM_FI_DEV_ECC_SBE_AGG_TOTAL", "gpu", "1")).hasValue(7.0);
+    assertThat(scrape.value("DCGM_FI_DEV_ECC_DBE_AGG_TOTAL", "gpu", "0")).hasValue(0.0);
+    // nvmlDeviceGetFieldValues: one call, each field decoded from its own value type
+    assertThat(scrape.value("DCGM_FI_DEV_MEMORY_TEMP", "gpu", "1")).hasValue(51.0);
+    assertThat(scrape.value("DCGM_FI_DEV_NVLINK_CRC_FLIT_ERROR_COUNT_TOTAL", "gpu", "1"))
+        .hasValue(1.0);
+    assertThat(scrape.value("DCGM_FI_DEV_NVLINK_CRC_DATA_ERROR_COUNT_TOTAL", "gpu", "1"))
+        .hasValue(2.0);
+    assertThat(scrape.value("DCGM_FI_DEV_NVLINK_REPLAY_ERROR_COUNT_TOTAL", "gpu", "1"))
+        .hasValue(3.0);
+    assertThat(scrape.value("DCGM_FI_DEV_NVLINK_RECOVERY_ERROR_COUNT_TOTAL", "gpu", "1"))
+        .hasValue(0.0);
+    // every new series carries the same dcgm labels as the first seven
+    assertThat(scrape.series("DCGM_FI_DEV_SM_CLOCK"))
+        .filteredOn(s -> s.labels().get("gpu").equals("1"))
+        .singleElement()
+        .satisfies(
+            s ->
+                assertThat(s.labels())
+                    .containsEntry("UUID", NvmlScenarios.uuid(1))
+                    .containsEntry("device", "nvidia1")
+                    .containsEntry("modelName", MODEL)
+                    .containsEntry("Hostname", "node-1"));
+    assertThat(scrape.text())
+        .contains("# HELP DCGM_FI_DEV_SM_CLOCK SM clock frequency (in MHz).")
+        .contains("# HELP DCGM_FI_DEV_MEM_CLOCK Memory clock frequency (in MHz).")
+        .contains(
+            "# HELP DCGM_FI_DEV_TOTAL_ENERGY_CONSUMPTION Total energy consumption since boot (in"
+                + " mJ).")
+        .contains("# HELP DCGM_FI_DEV_PCIE_REPLAY_COUNTER Total number of PCIe retries.")
+        .contains("# HELP DCGM_FI_DEV_ENC_UTIL Encoder utilization (in %).")
+        .contains("# HELP DCGM_FI_DEV_DEC_UTIL Decoder utilization (in %).")
+        .contains(
+            "# HELP DCGM_FI_DEV_UNCORRECTABLE_REMAPPED_ROWS Number of remapped rows for"
+                + " uncorrectable errors")
+        .contains(
+            "# HELP DCGM_FI_DEV_CORRECTABLE_REMAPPED_ROWS Number of remapped rows for correctable"
+                + " errors")
+        .contains("# HELP DCGM_FI_DEV_ROW_REMAP_FAILURE Whether remapping of rows has failed")
+        .contains(
+            "# HELP DCGM_FI_DEV_ECC_SBE_VOL_TOTAL Total number of single-bit volatile ECC errors.")
+        .contains(
+            "# HELP DCGM_FI_DEV_ECC_DBE_AGG_TOTAL Total number of double-bit persistent ECC"
+                + " errors.")
+        .contains("# HELP DCGM_FI_DEV_MEMORY_TEMP Memory temperature (in C).")
+        .contains(
+            "# HELP DCGM_FI_DEV_NVLINK_CRC_FLIT_ERROR_COUNT_TOTAL Total number of NVLink"
+                + " flow-control CRC errors.")
+        .contains(
+            "# HELP DCGM_FI_DEV_NVLINK_REPLAY_ERROR_COUNT_TOTAL Total number of NVLink retries.")
+        .contains("# TYPE DCGM_FI_DEV_SM_CLOCK gauge");
+  }
+
+  @Test
+  void aFailedRowRemapAndAPendingOneAreReported() {
+    NvmlScenario scenario =
+        NvmlScenario.empty().gpu(NvmlScenarios.h100(0).remappedRows(512, 9, true, true));
+    open(scenario, inventory(1));
+    bind(id -> Optional.empty());
+    sampler.sampleNow();
+
+    Exposition scrape = scrape();
+    assertThat(scrape.value("DCGM_FI_DEV_ROW_REMAP_FAILURE", "gpu", "0")).hasValue(1.0);
+    assertThat(scrape.value("DCGM_FI_DEV_CORRECTABLE_REMAPPED_ROWS", "gpu", "0")).hasValue(512.0);
+    assertThat(sampler.latest().gpus().get(0).extended().remappedRows())
+        .hasValueSatisfying(r -> assertThat(r.pending()).isTrue());
+  }
+
+  @Test
+  void fieldsAGpuMarksUnsupportedAreLeftOutForThatGpuOnly() {
+    NvmlScenario scenario =
+        NvmlScenario.empty()
+            .gpu(NvmlScenarios.h100(0))
+            .gpu(
+                NvmlFaults.ecc(
+                    NvmlScenarios.h100(1)
+                        .unsupported("smclock")
+                        .unsupported("memclock")
+                        .unsupported("energy")
+                        .unsupported("pcie-replays")
+                        .unsupported("enc")
+                        .unsupported("dec")
+                        .unsupported("remapped")
+                        .unsupported("memtemp")
+                        .unsupported("nvlink-errors"),
+                    false));
+    try (LogCapture logs = LogCapture.of(GpuTelemetrySampler.class)) {
+      open(scenario, inventory(2));
+      bind(id -> Optional.empty());
+      sampler.sampleNow();
+
+      Exposition scrape = scrape();
+      for (String family :
+          List.of(
+              "DCGM_FI_DEV_SM_CLOCK",
+              "DCGM_FI_DEV_MEM_CLOCK",
+              "DCGM_FI_DEV_TOTAL_ENERGY_CONSUMPTION",
+              "DCGM_FI_DEV_PCIE_REPLAY_COUNTER",
+              "DCGM_FI_DEV_ENC_UTIL",
+              "DCGM_FI_DEV_DEC_UTIL",
+              "DCGM_FI_DEV_CORRECTABLE_REMAPPED_ROWS",
+              "DCGM_FI_DEV_UNCORRECTABLE_REMAPPED_ROWS",
+              "DCGM_FI_DEV_ROW_REMAP_FAILURE",
+              "DCGM_FI_DEV_ECC_SBE_VOL_TOTAL",
+              "DCGM_FI_DEV_ECC_DBE_VOL_TOTAL",
+              "DCGM_FI_DEV_ECC_SBE_AGG_TOTAL",
+              "DCGM_FI_DEV_ECC_DBE_AGG_TOTAL",
+              "DCGM_FI_DEV_MEMORY_TEMP",
+              "DCGM_FI_DEV_NVLINK_CRC_FLIT_ERROR_COUNT_TOTAL",
+              "DCGM_FI_DEV_NVLINK_CRC_DATA_ERROR_COUNT_TOTAL",
+              "DCGM_FI_DEV_NVLINK_REPLAY_ERROR_COUNT_TOTAL",
+              "DCGM_FI_DEV_NVLINK_RECOVERY_ERROR_COUNT_TOTAL")) {
+        assertThat(scrape.series(family))
+            .as(family)
+            .extracting(s -> s.labels().get("gpu"))
+            .containsExactly("0");
+      }
+      // NOT_SUPPORTED is the GPU's nature, not trouble
+      assertThat(logs.warnings()).isEmpty();
+    }
+  }
+
+  @Test
+  void aDriverWithoutRowRemappingLosesOnlyThoseSeries() {
+    fake = NvmlDouble.createOldDriver(dir, NvmlScenarios.h100s(1));
+    nvml = fake.open();
+    sampler = new GpuTelemetrySampler(nvml, () -> inventory(1), Duration.ofSeconds(10));
+    bind(id -> Optional.empty());
+    sampler.sampleNow();
+
+    Exposition scrape = scrape();
+    assertThat(scrape.series("DCGM_FI_DEV_CORRECTABLE_REMAPPED_ROWS")).isEmpty();
+    assertThat(scrape.series("DCGM_FI_DEV_ROW_REMAP_FAILURE")).isEmpty();
+    assertThat(scrape.value("DCGM_FI_DEV_SM_CLOCK", "gpu", "0")).hasValue(1980.0);
+    assertThat(scrape.value("DCGM_FI_DEV_TOTAL_ENERGY_CONSUMPTION", "gpu", "0"))
+        .hasValue(5_000_000_000.0);
   }
 
   @Test

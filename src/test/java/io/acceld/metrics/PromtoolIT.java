@@ -51,12 +51,33 @@ class PromtoolIT {
           "DCGM_FI_DEV_FB_USED",
           "DCGM_FI_DEV_FB_FREE",
           "DCGM_FI_DEV_XID_ERRORS",
+          "DCGM_FI_DEV_SM_CLOCK",
+          "DCGM_FI_DEV_MEM_CLOCK",
+          "DCGM_FI_DEV_MEMORY_TEMP",
+          "DCGM_FI_DEV_TOTAL_ENERGY_CONSUMPTION",
+          "DCGM_FI_DEV_ENC_UTIL",
+          "DCGM_FI_DEV_DEC_UTIL",
+          "DCGM_FI_DEV_CORRECTABLE_REMAPPED_ROWS",
+          "DCGM_FI_DEV_UNCORRECTABLE_REMAPPED_ROWS",
+          "DCGM_FI_DEV_ROW_REMAP_FAILURE",
+          "DCGM_FI_DEV_ECC_SBE_VOL_TOTAL",
+          "DCGM_FI_DEV_ECC_DBE_AGG_TOTAL",
+          "DCGM_FI_DEV_NVLINK_CRC_FLIT_ERROR_COUNT_TOTAL",
+          "DCGM_FI_DEV_NVLINK_RECOVERY_ERROR_COUNT_TOTAL",
           "jvm_memory_used_bytes",
           "jvm_threads_live_threads",
           "jvm_classes_loaded_classes",
           "process_cpu_seconds_total",
           "process_uptime_seconds",
           "system_cpu_usage");
+
+  /**
+   * The one lint dcgm-exporter's own names cost: its PCIe replay counter is called {@code
+   * ..._COUNTER}. Renaming it would break every dashboard and alert written for dcgm-exporter,
+   * which is the reason these series exist, so it is accepted here in both label modes.
+   */
+  private static final String REPLAY_COUNTER_LINT =
+      "DCGM_FI_DEV_PCIE_REPLAY_COUNTER metric name should not include type 'counter'";
 
   private record Result(int exitCode, String output) {}
 
@@ -84,6 +105,7 @@ class PromtoolIT {
 
       assertThat(result.output()).isEmpty();
       assertThat(result.exitCode()).isZero();
+      assertThat(scrape).doesNotContain("DCGM_FI_DEV_PCIE_REPLAY_COUNTER");
     }
   }
 
@@ -95,13 +117,15 @@ class PromtoolIT {
       // modelName is camelCase; dcgm-exporter's dashboards and users' queries expect it as is.
       // promtool reports it once per GPU series, and reports nothing else.
       String lint = " label names should be written in 'snake_case' not 'camelCase'";
-      assertThat(result.output().lines())
+      assertThat(result.output().lines()).contains(REPLAY_COUNTER_LINT);
+      List<String> lines =
+          result.output().lines().filter(line -> !line.equals(REPLAY_COUNTER_LINT)).toList();
+      assertThat(lines)
           .isNotEmpty()
           .allMatch(
               line -> line.matches("DCGM_FI_DEV_[A-Z_]+" + java.util.regex.Pattern.quote(lint)));
-      assertThat(
-              result.output().lines().map(line -> line.substring(0, line.indexOf(' '))).distinct())
-          .hasSize(7);
+      assertThat(lines.stream().map(line -> line.substring(0, line.indexOf(' '))).distinct())
+          .hasSize(25); // every DCGM family: the populated node's H100s support all of them
       assertThat(result.exitCode()).isNotZero();
     }
   }

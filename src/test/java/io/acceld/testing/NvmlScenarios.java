@@ -39,6 +39,13 @@ public final class NvmlScenarios {
         .temperatureCelsius(40 + index)
         .powerMilliwatts(300_000 + index)
         .utilization(10 + index, 5 + index)
+        .codecUtilization(index, 2 + index)
+        .clocksMhz(1980 - index, 2619)
+        .totalEnergyMillijoules(5_000_000_000L + index)
+        .pcieReplays(3 + index)
+        .remappedRows(2 + index, index, false, false)
+        .memoryTemperatureCelsius(50 + index)
+        .nvlinkErrors(index, 2L * index, 3L * index, 0)
         .memoryUsedBytes(1L << 30);
   }
 
