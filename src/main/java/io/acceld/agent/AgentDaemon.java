@@ -15,9 +15,11 @@ import io.acceld.metrics.AgentMetrics;
 import io.acceld.metrics.DcgmCollector;
 import io.acceld.metrics.MetricsServer;
 import io.acceld.metrics.NodeName;
+import io.acceld.nvml.NvmlLoader;
 import io.acceld.telemetry.GpuTelemetrySampler;
 import io.acceld.telemetry.TelemetrySample;
 import io.acceld.transport.UnixGrpc;
+import io.acceld.util.BuildInfo;
 import java.io.IOException;
 import java.time.Clock;
 import java.util.ArrayList;
@@ -90,6 +92,7 @@ public final class AgentDaemon implements AutoCloseable {
                     config.get(Settings.DCGM_MODEL_LABEL) == DcgmModelLabel.DCGM_EXPORTER
                         ? DcgmCollector.LabelNames.DCGM_EXPORTER
                         : DcgmCollector.LabelNames.PROMTOOL_CLEAN)
+                .expectedDevices(config.get(Settings.EXPECT_DEVICES), store::current)
                 .build());
     metrics.deviceHealth().follow(store);
     agent = keep(new Agent(config, discovery, store, metrics.healthEvents(), clock));
@@ -111,6 +114,11 @@ public final class AgentDaemon implements AutoCloseable {
                 kubelet::serves,
                 config.get(Settings.KUBELET_PENDING_LEASE_TTL)));
     agent.start();
+    ExpectedDevices expected = new ExpectedDevices(config.get(Settings.EXPECT_DEVICES));
+    log.info("{}", StartupReport.line(BuildInfo.current().version(), config, store.current()));
+    if (config.get(Settings.FAIL_ON_INIT_ERROR)) {
+      failOnInitError(config, discovery, expected.unmet(store.current()));
+    }
     kubelet.start();
     telemetry.ifPresent(GpuTelemetrySampler::start);
     pods.start();
@@ -131,6 +139,31 @@ public final class AgentDaemon implements AutoCloseable {
                                 ledger.current(), config::sharing, config.get(Settings.DEV_ROOT)))
                         + "\n"));
     server.degradedBy(() -> degraded(storage));
+    server.notReadyBecause(() -> expected.unmet(store.current()));
+  }
+
+  /**
+   * Stops the start, before anything serves the kubelet, when the node is not what the operator
+   * said it is: NVML configured but not loaded, or fewer devices than expected. Without {@code
+   * --fail-on-init-error} the same problems leave the agent up and unready instead.
+   */
+  private static void failOnInitError(
+      AgentConfig config, NodeDiscovery discovery, List<String> unmet) {
+    List<String> problems = new ArrayList<>();
+    String library = config.get(Settings.NVML_LIBRARY);
+    if (discovery.nvml().isEmpty() && !library.strip().equals(NvmlLoader.DISABLED)) {
+      problems.add(
+          "NVML did not load from --nvml-library "
+              + library
+              + " (the warning above says why; --nvml-library none runs without it)");
+    }
+    problems.addAll(unmet);
+    if (!problems.isEmpty()) {
+      throw new StartupFailure(
+          StartupFailure.Kind.INIT_ERROR,
+          String.join("; ", problems)
+              + "; exiting because --fail-on-init-error is set (false keeps serving, unready)");
+    }
   }
 
   /** What {@code /healthz} reports beside "ok": parts that work less well than they should. */

@@ -1,5 +1,6 @@
 package io.acceld.cli;
 
+import io.acceld.agent.StartupFailure;
 import io.acceld.config.ConfigException;
 import java.io.PrintWriter;
 import java.nio.charset.StandardCharsets;
@@ -10,7 +11,8 @@ import picocli.CommandLine.Spec;
 
 /**
  * The {@code acceld} command. Exit codes: 0 success, 1 failure, 2 bad configuration or usage (with
- * a message naming what was wrong).
+ * a message naming what was wrong), and from {@link StartupFailure.Kind} the start failures an
+ * operator can fix (3: {@code --fail-on-init-error} found the node wanting).
  */
 @Command(
     name = "acceld",
@@ -42,6 +44,11 @@ public final class Main implements Runnable {
             context.err().println("acceld: " + e.getMessage());
             context.err().flush();
             return EXIT_CONFIG;
+          }
+          if (e instanceof StartupFailure failure) {
+            context.err().println("acceld: " + e.getMessage());
+            context.err().flush();
+            return failure.kind().exitCode();
           }
           throw e;
         });

@@ -34,6 +34,24 @@ public final class Settings {
           Parsers.string(),
           "libnvidia-ml.so.1");
 
+  public static final Setting<List<DeviceExpectation>> EXPECT_DEVICES =
+      new Setting<>(
+          "expect-devices",
+          "EXPECTATIONS",
+          "Devices this node must have, such as nvidia.com/gpu=8 or nvidia.com/gpu>=1,"
+              + " comma-separated; /readyz answers 503 while they are not found.",
+          DeviceExpectation.listParser(),
+          "");
+
+  public static final Setting<Boolean> FAIL_ON_INIT_ERROR =
+      new Setting<>(
+          "fail-on-init-error",
+          "BOOL",
+          "Exit at start when NVML fails to load or --expect-devices is not met, instead of"
+              + " serving what was found and staying unready.",
+          Parsers.bool(),
+          "false");
+
   public static final Setting<String> LOG_LEVEL =
       new Setting<>(
           "log-level",
@@ -216,6 +234,8 @@ public final class Settings {
           DEV_ROOT,
           PROC_ROOT,
           NVML_LIBRARY,
+          EXPECT_DEVICES,
+          FAIL_ON_INIT_ERROR,
           LOG_LEVEL,
           RESCAN_INTERVAL,
           DEVICE_PLUGIN_DIR,

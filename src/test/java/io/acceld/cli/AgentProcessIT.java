@@ -99,4 +99,41 @@ class AgentProcessIT {
       kubelet.awaitStreamEnded("nvidia.com/gpu", Duration.ofSeconds(5));
     }
   }
+
+  @Test
+  void failOnInitErrorExitsThreeWithOneLineNamingTheUnmetExpectation() throws Exception {
+    Path node = dir.resolve("node");
+    for (String sub : List.of("sys/bus/pci/devices", "dev", "proc")) {
+      Files.createDirectories(node.resolve(sub));
+    }
+    Process p =
+        launch(
+            "run",
+            "--sysfs-root",
+            node.resolve("sys").toString(),
+            "--dev-root",
+            node.resolve("dev").toString(),
+            "--proc-root",
+            node.resolve("proc").toString(),
+            "--nvml-library",
+            "none",
+            "--state-dir",
+            dir.resolve("state").toString(),
+            "--device-plugin-dir",
+            dir.resolve("device-plugins").toString(),
+            "--metrics-address",
+            "127.0.0.1:0",
+            "--expect-devices",
+            "nvidia.com/gpu>=1",
+            "--fail-on-init-error");
+    assertThat(p.waitFor(60, TimeUnit.SECONDS)).isTrue();
+
+    assertThat(p.exitValue()).as(err()).isEqualTo(3);
+    List<String> lines = err().lines().toList();
+    assertThat(lines.get(lines.size() - 1))
+        .isEqualTo(
+            "acceld: --expect-devices nvidia.com/gpu>=1 but 0 devices of nvidia.com/gpu were found;"
+                + " exiting because --fail-on-init-error is set (false keeps serving, unready)");
+    assertThat(err()).doesNotContain("\tat ").doesNotContain("Exception");
+  }
 }
