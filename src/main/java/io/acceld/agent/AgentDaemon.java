@@ -3,6 +3,7 @@ package io.acceld.agent;
 import io.acceld.allocation.TopologyAwareChooser;
 import io.acceld.config.AgentConfig;
 import io.acceld.config.DcgmModelLabel;
+import io.acceld.config.HostPort;
 import io.acceld.config.Settings;
 import io.acceld.inventory.DeviceJson;
 import io.acceld.inventory.InventoryStore;
@@ -20,11 +21,18 @@ import io.acceld.telemetry.GpuTelemetrySampler;
 import io.acceld.telemetry.TelemetrySample;
 import io.acceld.transport.UnixGrpc;
 import io.acceld.util.BuildInfo;
+import io.acceld.util.OperatorError;
+import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
 import java.io.IOException;
+import java.net.BindException;
+import java.net.SocketException;
 import java.time.Clock;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Locale;
 import java.util.Optional;
+import java.util.function.BooleanSupplier;
+import java.util.function.Supplier;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -124,7 +132,7 @@ public final class AgentDaemon implements AutoCloseable {
     pods.start();
     server =
         keep(
-            MetricsServer.start(
+            listen(
                 config.get(Settings.METRICS_ADDRESS),
                 metrics.registry(),
                 () ->
@@ -159,10 +167,45 @@ public final class AgentDaemon implements AutoCloseable {
     }
     problems.addAll(unmet);
     if (!problems.isEmpty()) {
-      throw new StartupFailure(
-          StartupFailure.Kind.INIT_ERROR,
+      throw new OperatorError(
+          OperatorError.Kind.INIT_ERROR,
           String.join("; ", problems)
               + "; exiting because --fail-on-init-error is set (false keeps serving, unready)");
+    }
+  }
+
+  /**
+   * Starts the HTTP endpoints, turning the bind failures an operator meets (the port is taken, the
+   * host is not this machine's) into one line naming {@code --metrics-address} and the fix.
+   */
+  private static MetricsServer listen(
+      HostPort address,
+      PrometheusMeterRegistry registry,
+      BooleanSupplier alive,
+      BooleanSupplier ready,
+      Supplier<String> devices)
+      throws IOException {
+    try {
+      return MetricsServer.start(address, registry, alive, ready, devices);
+    } catch (BindException e) {
+      throw new OperatorError(
+          OperatorError.Kind.CANNOT_LISTEN,
+          "--metrics-address "
+              + address
+              + ": "
+              + (e.getMessage() == null ? "cannot bind" : e.getMessage().toLowerCase(Locale.ROOT))
+              + "; another process (another acceld?) listens there, or the host is not this"
+              + " machine's: choose another HOST:PORT with --metrics-address",
+          e);
+    } catch (SocketException | IllegalArgumentException e) {
+      throw new OperatorError(
+          OperatorError.Kind.CANNOT_LISTEN,
+          "--metrics-address "
+              + address
+              + ": cannot listen there ("
+              + e
+              + "); give one of this machine's addresses, such as 0.0.0.0:9445",
+          e);
     }
   }
 
