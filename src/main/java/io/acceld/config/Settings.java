@@ -60,6 +60,15 @@ public final class Settings {
           Parsers.choice("error", "warn", "info", "debug", "trace"),
           "info");
 
+  public static final Setting<String> LOG_FORMAT =
+      new Setting<>(
+          "log-format",
+          "FORMAT",
+          "Log format: text, or json (one object per line with timestamp, level, logger, thread,"
+              + " message and the event's fields such as device, resource and reason).",
+          Parsers.choice("text", "json"),
+          "text");
+
   public static final Setting<Duration> RESCAN_INTERVAL =
       new Setting<>(
           "rescan-interval",
@@ -237,6 +246,7 @@ public final class Settings {
           EXPECT_DEVICES,
           FAIL_ON_INIT_ERROR,
           LOG_LEVEL,
+          LOG_FORMAT,
           RESCAN_INTERVAL,
           DEVICE_PLUGIN_DIR,
           KUBELET_REGISTRATION,

@@ -108,7 +108,11 @@ public final class MetricsServer implements AutoCloseable {
     HttpServer http = HttpServer.create(new InetSocketAddress(address.host(), address.port()), 0);
     MetricsServer server = new MetricsServer(http, registry, alive, ready, devices);
     http.start();
-    log.info("Serving /metrics, /healthz, /readyz and /devices on {}", server.address());
+    // As the operator wrote it (0.0.0.0:9445), not as Java prints the bound socket
+    // (/[0:0:0:0:0:0:0:0]:9445); only a port 0 is replaced, by the port the system picked.
+    log.info(
+        "Serving /metrics, /healthz, /readyz and /devices on {}",
+        new HostPort(address.host(), server.port()));
     return server;
   }
 

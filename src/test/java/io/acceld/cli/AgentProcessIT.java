@@ -164,4 +164,42 @@ class AgentProcessIT {
       assertThat(err()).doesNotContain("\tat ").doesNotContain("BindException");
     }
   }
+
+  @Test
+  void jsonLogsAreOneObjectALineWithoutGrpcCensusNoiseAtDebug() throws Exception {
+    try (KubeletDouble kubelet = KubeletDouble.start(dir.resolve("kubelet/device-plugins"))) {
+      Process p =
+          launch(
+              "run",
+              "--simulate",
+              "--device-plugin-dir",
+              kubelet.deviceDir().toString(),
+              "--metrics-address",
+              "127.0.0.1:0",
+              "--log-level",
+              "debug",
+              "--log-format",
+              "json");
+      kubelet.awaitRegistered("nvidia.com/gpu", Duration.ofSeconds(30));
+      p.destroy();
+      assertThat(p.waitFor(10, TimeUnit.SECONDS)).isTrue();
+    }
+
+    ObjectMapper mapper = new ObjectMapper();
+    List<JsonNode> events = new ArrayList<>();
+    for (String line : err().lines().toList()) {
+      JsonNode event = mapper.readTree(line);
+      assertThat(event.fieldNames())
+          .toIterable()
+          .as(line)
+          .contains("timestamp", "level", "logger", "thread", "message");
+      events.add(event);
+    }
+    assertThat(events)
+        .anySatisfy(e -> assertThat(e.get("device")).isNotNull())
+        .noneSatisfy(e -> assertThat(e.toString()).containsIgnoringCase("census"));
+    assertThat(events)
+        .map(e -> e.get("message").asText())
+        .anySatisfy(m -> assertThat(m).matches("Serving /metrics.* on 127\\.0\\.0\\.1:[1-9]\\d*"));
+  }
 }
