@@ -40,6 +40,7 @@ public final class Main implements Runnable {
     CommandLine cli = new CommandLine(new Main());
     cli.addSubcommand(withSettings(new DevicesCommand(context)));
     cli.addSubcommand(withSettings(new RunCommand(context)));
+    cli.addSubcommand(new CommandLine(new KubeletProbeCommand(context)));
     cli.addSubcommand(new CommandLine(new VersionCommand(context)));
     cli.setOut(context.out());
     cli.setErr(context.err());

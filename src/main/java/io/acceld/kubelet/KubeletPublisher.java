@@ -195,6 +195,15 @@ public final class KubeletPublisher implements AutoCloseable {
     }
   }
 
+  /**
+   * The file name of acceld's socket for {@code advertisedName} ({@code
+   * acceld-nvidia.com_gpu.sock}), in the device-plugin directory (or, with the plugin watcher, the
+   * plugins registry), for tools that dial it as the kubelet does.
+   */
+  public static String socketFileName(String advertisedName) {
+    return DevicePluginServer.socketName(advertisedName);
+  }
+
   /** The socket serving {@code advertisedName}, if it has a server. */
   public Optional<Path> socketOf(String advertisedName) {
     synchronized (lock) {

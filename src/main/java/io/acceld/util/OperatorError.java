@@ -15,7 +15,7 @@ public final class OperatorError extends RuntimeException {
     INIT_ERROR(3),
     /** {@code --metrics-address} cannot be listened on: in use, or not this host's address. */
     CANNOT_LISTEN(4),
-    /** {@code devices --agent}: no agent answered at the URL. */
+    /** {@code devices --agent} or {@code kubelet-probe}: no agent answered there. */
     AGENT_UNREACHABLE(5);
 
     private final int exitCode;
