@@ -54,6 +54,10 @@ public final class SimulatedNode implements AutoCloseable {
     try {
       Path root = Files.createTempDirectory("acceld-simulate-");
       FixtureNode node = Fixtures.eightGpuNode(root.resolve("node"));
+      // The simulated node's kubelet directories, which a real node's kubelet creates; the agent
+      // waits for them rather than creating them.
+      Files.createDirectories(root.resolve("kubelet/device-plugins"));
+      Files.createDirectories(root.resolve("kubelet/plugins_registry"));
       Optional<Path> library =
           withNvml
               ? locateDouble(env).map(lib -> installDouble(lib, root.resolve("nvml"), node))
