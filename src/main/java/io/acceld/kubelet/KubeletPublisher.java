@@ -100,6 +100,7 @@ public final class KubeletPublisher implements AutoCloseable {
    * exist yet, waits for them instead (see {@link #awaitKubeletDirectories}).
    */
   public void start() throws IOException {
+    announceUnregistered(ledger.current());
     List<Path> missing = missingDirectories();
     if (missing.isEmpty()) {
       serve();
@@ -116,6 +117,22 @@ public final class KubeletPublisher implements AutoCloseable {
         missing.stream().map(Path::toString).collect(Collectors.joining(" and ")));
     scheduler.schedule(
         this::awaitKubeletDirectories, KubeletRestartWatch.POLL.toMillis(), TimeUnit.MILLISECONDS);
+  }
+
+  /**
+   * Reports every resource the node has as not registered before anything is tried, so that the
+   * registration series exist at 0 from the start and an alert on "not registered" fires even when
+   * registration never begins (no kubelet directory, a kubelet that never answers).
+   */
+  private void announceUnregistered(Availability availability) {
+    for (String resource : availability.inventory().resources()) {
+      context
+          .events()
+          .registered(
+              ResourceView.of(availability, resource, settings.sharing().apply(resource))
+                  .advertisedName(),
+              false);
+    }
   }
 
   private List<Path> missingDirectories() {
