@@ -9,6 +9,7 @@ import io.acceld.health.HealthMonitor;
 import io.acceld.health.HealthOverlay;
 import io.acceld.health.XidPolicy;
 import io.acceld.inventory.Device;
+import io.acceld.inventory.Health;
 import io.acceld.inventory.Inventory;
 import io.acceld.inventory.InventoryDiff;
 import io.acceld.inventory.InventoryStore;
@@ -20,6 +21,7 @@ import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
+import org.slf4j.spi.LoggingEventBuilder;
 
 /**
  * The pipeline: discovery → inventory → health → ledger. Discovery produces snapshots of what is
@@ -139,39 +141,55 @@ public final class Agent implements AutoCloseable {
     }
   }
 
+  /**
+   * One line per device event, carrying {@code device}, {@code resource} and (for health) {@code
+   * reason} as structured fields for {@code --log-format json}. A fault (a device gone or
+   * unhealthy) is WARN; a recovery, like a device appearing, INFO, so an alert on WARN lines fires
+   * on trouble only.
+   */
   private static void logChange(Inventory inventory, InventoryDiff diff) {
     for (Device d : diff.added()) {
-      log.info(
-          "Device {} {} {} at {} NUMA {}: {}{}",
-          d.resource(),
-          d.id(),
-          d.model(),
-          d.pciAddress(),
-          d.numaNode(),
-          d.health().wireValue(),
-          d.healthReason().map(r -> " (" + r + ")").orElse(""));
+      fields(log.atInfo(), d)
+          .log(
+              "Device {} {} {} at {} NUMA {}: {}{}",
+              d.resource(),
+              d.id(),
+              d.model(),
+              d.pciAddress(),
+              d.numaNode(),
+              d.health().wireValue(),
+              d.healthReason().map(r -> " (" + r + ")").orElse(""));
     }
     for (Device d : diff.removed()) {
-      log.warn("Device {} {} at {} is gone", d.resource(), d.id(), d.pciAddress());
+      fields(log.atWarn(), d)
+          .log("Device {} {} at {} is gone", d.resource(), d.id(), d.pciAddress());
     }
     for (InventoryDiff.Change c : diff.changed()) {
       Device after = c.after();
       if (c.before().health() != after.health()
           || !c.before().healthReason().equals(after.healthReason())) {
-        log.warn(
-            "Device {} {} at {} is now {}{}",
-            after.resource(),
-            after.id(),
-            after.pciAddress(),
-            after.health().wireValue(),
-            after.healthReason().map(r -> ": " + r).orElse(""));
+        boolean fault = after.health() != Health.HEALTHY;
+        fields(fault ? log.atWarn() : log.atInfo(), after)
+            .log(
+                "Device {} {} at {} is now {}{}",
+                after.resource(),
+                after.id(),
+                after.pciAddress(),
+                after.health().wireValue(),
+                after.healthReason().map(r -> ": " + r).orElse(""));
       } else {
-        log.info("Device {} {} changed", after.resource(), after.id());
+        fields(log.atInfo(), after).log("Device {} {} changed", after.resource(), after.id());
       }
     }
     if (!diff.added().isEmpty() || !diff.removed().isEmpty()) {
       log.info("Inventory: {} device(s) in {}", inventory.devices().size(), inventory.resources());
     }
+  }
+
+  private static LoggingEventBuilder fields(LoggingEventBuilder event, Device d) {
+    event.addKeyValue("device", d.id()).addKeyValue("resource", d.resource());
+    d.healthReason().ifPresent(r -> event.addKeyValue("reason", r));
+    return event;
   }
 
   @Override

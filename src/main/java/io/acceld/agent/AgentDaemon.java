@@ -3,6 +3,7 @@ package io.acceld.agent;
 import io.acceld.allocation.TopologyAwareChooser;
 import io.acceld.config.AgentConfig;
 import io.acceld.config.DcgmModelLabel;
+import io.acceld.config.HostPort;
 import io.acceld.config.Settings;
 import io.acceld.inventory.DeviceJson;
 import io.acceld.inventory.InventoryStore;
@@ -17,16 +18,25 @@ import io.acceld.metrics.DcgmCollector;
 import io.acceld.metrics.KubeletMetrics;
 import io.acceld.metrics.MetricsServer;
 import io.acceld.metrics.NodeName;
+import io.acceld.nvml.NvmlLoader;
 import io.acceld.systemd.SystemdNotifier;
 import io.acceld.telemetry.GpuTelemetrySampler;
 import io.acceld.telemetry.TelemetrySample;
 import io.acceld.transport.UnixGrpc;
+import io.acceld.util.BuildInfo;
 import io.acceld.util.FileModeMask;
+import io.acceld.util.OperatorError;
+import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
 import java.io.IOException;
+import java.net.BindException;
+import java.net.SocketException;
 import java.time.Clock;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Locale;
 import java.util.Optional;
+import java.util.function.BooleanSupplier;
+import java.util.function.Supplier;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -96,6 +106,7 @@ public final class AgentDaemon implements AutoCloseable {
                     config.get(Settings.DCGM_MODEL_LABEL) == DcgmModelLabel.DCGM_EXPORTER
                         ? DcgmCollector.LabelNames.DCGM_EXPORTER
                         : DcgmCollector.LabelNames.PROMTOOL_CLEAN)
+                .expectedDevices(config.get(Settings.EXPECT_DEVICES), store::current)
                 .build());
     metrics.deviceHealth().follow(store);
     agent = keep(new Agent(config, discovery, store, metrics.healthEvents(), clock));
@@ -117,12 +128,17 @@ public final class AgentDaemon implements AutoCloseable {
                 kubelet::serves,
                 config.get(Settings.KUBELET_PENDING_LEASE_TTL)));
     agent.start();
+    ExpectedDevices expected = new ExpectedDevices(config.get(Settings.EXPECT_DEVICES));
+    log.info("{}", StartupReport.line(BuildInfo.current().version(), config, store.current()));
+    if (config.get(Settings.FAIL_ON_INIT_ERROR)) {
+      failOnInitError(config, discovery, expected.unmet(store.current()));
+    }
     kubelet.start();
     telemetry.ifPresent(GpuTelemetrySampler::start);
     pods.start();
     server =
         keep(
-            MetricsServer.start(
+            listen(
                 config.get(Settings.METRICS_ADDRESS),
                 metrics.registry(),
                 () ->
@@ -137,6 +153,7 @@ public final class AgentDaemon implements AutoCloseable {
                                 ledger.current(), config::sharing, config.get(Settings.DEV_ROOT)))
                         + "\n"));
     server.degradedBy(() -> degraded(storage));
+    server.notReadyBecause(() -> expected.unmet(store.current()));
     notifySystemd(config);
   }
 
@@ -148,6 +165,65 @@ public final class AgentDaemon implements AutoCloseable {
     } catch (IllegalArgumentException e) {
       // systemd's own variables, malformed: serve anyway; systemd's start timeout will say so
       log.warn("Not notifying systemd: {}", e.getMessage());
+    }
+  }
+
+  /**
+   * Stops the start, before anything serves the kubelet, when the node is not what the operator
+   * said it is: NVML configured but not loaded, or fewer devices than expected. Without {@code
+   * --fail-on-init-error} the same problems leave the agent up and unready instead.
+   */
+  private static void failOnInitError(
+      AgentConfig config, NodeDiscovery discovery, List<String> unmet) {
+    List<String> problems = new ArrayList<>();
+    String library = config.get(Settings.NVML_LIBRARY);
+    if (discovery.nvml().isEmpty() && !library.strip().equals(NvmlLoader.DISABLED)) {
+      problems.add(
+          "NVML did not load from --nvml-library "
+              + library
+              + " (the warning above says why; --nvml-library none runs without it)");
+    }
+    problems.addAll(unmet);
+    if (!problems.isEmpty()) {
+      throw new OperatorError(
+          OperatorError.Kind.INIT_ERROR,
+          String.join("; ", problems)
+              + "; exiting because --fail-on-init-error is set (false keeps serving, unready)");
+    }
+  }
+
+  /**
+   * Starts the HTTP endpoints, turning the bind failures an operator meets (the port is taken, the
+   * host is not this machine's) into one line naming {@code --metrics-address} and the fix.
+   */
+  private static MetricsServer listen(
+      HostPort address,
+      PrometheusMeterRegistry registry,
+      BooleanSupplier alive,
+      BooleanSupplier ready,
+      Supplier<String> devices)
+      throws IOException {
+    try {
+      return MetricsServer.start(address, registry, alive, ready, devices);
+    } catch (BindException e) {
+      throw new OperatorError(
+          OperatorError.Kind.CANNOT_LISTEN,
+          "--metrics-address "
+              + address
+              + ": "
+              + (e.getMessage() == null ? "cannot bind" : e.getMessage().toLowerCase(Locale.ROOT))
+              + "; another process (another acceld?) listens there, or the host is not this"
+              + " machine's: choose another HOST:PORT with --metrics-address",
+          e);
+    } catch (SocketException | IllegalArgumentException e) {
+      throw new OperatorError(
+          OperatorError.Kind.CANNOT_LISTEN,
+          "--metrics-address "
+              + address
+              + ": cannot listen there ("
+              + e
+              + "); give one of this machine's addresses, such as 0.0.0.0:9445",
+          e);
     }
   }
 

@@ -48,7 +48,7 @@ abstract class AgentCommand implements Callable<Integer> {
             SettingOptions.given(spec.commandLine().getParseResult()),
             context.env(),
             Optional.ofNullable(configFile));
-    Logging.configure(config.get(Settings.LOG_LEVEL));
+    Logging.configure(config.get(Settings.LOG_LEVEL), config.get(Settings.LOG_FORMAT));
     if (!simulate) {
       return new Loaded(config, Optional.empty());
     }

@@ -3,13 +3,16 @@ package io.acceld.cli;
 import io.acceld.agent.DeviceListing;
 import io.acceld.agent.NodeDiscovery;
 import io.acceld.config.AgentConfig;
+import io.acceld.config.ConfigException;
 import io.acceld.config.Settings;
 import io.acceld.inventory.DeviceJson;
 import io.acceld.ledger.Availability;
 import io.acceld.ledger.Lease;
 import io.acceld.ledger.LeaseCheckpoint;
+import io.acceld.util.OperatorError;
 import java.io.IOException;
 import java.net.URI;
+import java.net.URISyntaxException;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
@@ -18,7 +21,6 @@ import java.util.List;
 import java.util.Map;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
-import picocli.CommandLine.ParameterException;
 
 /**
  * {@code acceld devices}: discover once and list the accelerators the agent would advertise, or,
@@ -38,7 +40,7 @@ final class DevicesCommand extends AgentCommand {
       description =
           "Ask a running agent (its metrics address, such as http://127.0.0.1:9445) instead of"
               + " discovering: shows its live health, including XID and ECC marks.")
-  URI agent;
+  String agent;
 
   DevicesCommand(CliContext context) {
     super(context);
@@ -48,7 +50,7 @@ final class DevicesCommand extends AgentCommand {
   public Integer call() throws Exception {
     List<Map<String, Object>> rows;
     if (agent != null) {
-      rows = fromAgent(agent);
+      rows = fromAgent(agentUrl(agent));
     } else {
       try (Loaded loaded = load();
           NodeDiscovery discovery = NodeDiscovery.open(loaded.config())) {
@@ -80,6 +82,29 @@ final class DevicesCommand extends AgentCommand {
     }
   }
 
+  /**
+   * The {@code --agent} value as an HTTP URL. Parsed here rather than by picocli so that a value
+   * without a scheme ({@code 127.0.0.1:9445}, the form {@code --metrics-address} takes) gets a line
+   * saying what to write instead of a parser's complaint and the whole usage text.
+   */
+  static URI agentUrl(String raw) {
+    String fix =
+        "; give the agent's metrics address as an http:// URL, such as http://127.0.0.1:9445";
+    URI uri;
+    try {
+      uri = new URI(raw.strip());
+    } catch (URISyntaxException e) {
+      throw new ConfigException("--agent '" + raw + "' is not a URL" + fix);
+    }
+    String scheme = uri.getScheme();
+    if (scheme == null
+        || !(scheme.equalsIgnoreCase("http") || scheme.equalsIgnoreCase("https"))
+        || uri.getHost() == null) {
+      throw new ConfigException("--agent '" + raw + "' has no http:// or https:// scheme" + fix);
+    }
+    return uri;
+  }
+
   private List<Map<String, Object>> fromAgent(URI base) throws Exception {
     URI uri = base.resolve("/devices");
     HttpClient client = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(5)).build();
@@ -90,12 +115,23 @@ final class DevicesCommand extends AgentCommand {
               HttpRequest.newBuilder(uri).timeout(Duration.ofSeconds(10)).GET().build(),
               HttpResponse.BodyHandlers.ofString());
     } catch (IOException e) {
-      throw new ParameterException(
-          spec.commandLine(), "cannot reach the agent at " + uri + ": " + e);
+      throw new OperatorError(
+          OperatorError.Kind.AGENT_UNREACHABLE,
+          "cannot reach the agent at "
+              + uri
+              + ": "
+              + e
+              + "; is 'acceld run' up there? --agent takes its --metrics-address",
+          e);
     }
     if (response.statusCode() != 200) {
-      throw new ParameterException(
-          spec.commandLine(), "the agent at " + uri + " answered HTTP " + response.statusCode());
+      throw new OperatorError(
+          OperatorError.Kind.AGENT_UNREACHABLE,
+          "the agent at "
+              + uri
+              + " answered HTTP "
+              + response.statusCode()
+              + "; is --agent the URL of an acceld's --metrics-address?");
     }
     return DeviceJson.parse(response.body());
   }

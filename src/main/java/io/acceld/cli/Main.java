@@ -1,8 +1,11 @@
 package io.acceld.cli;
 
 import io.acceld.config.ConfigException;
+import io.acceld.util.OperatorError;
 import java.io.PrintWriter;
 import java.nio.charset.StandardCharsets;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 import picocli.CommandLine;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Model.CommandSpec;
@@ -10,7 +13,10 @@ import picocli.CommandLine.Spec;
 
 /**
  * The {@code acceld} command. Exit codes: 0 success, 1 failure, 2 bad configuration or usage (with
- * a message naming what was wrong).
+ * a message naming what was wrong), and from {@link OperatorError.Kind} the failures an operator
+ * can fix: 3 {@code --fail-on-init-error} found the node wanting, 4 {@code --metrics-address}
+ * cannot be listened on, 5 {@code devices --agent} reached no agent. Each prints one line; stack
+ * traces only at {@code --log-level debug}.
  */
 @Command(
     name = "acceld",
@@ -19,6 +25,7 @@ import picocli.CommandLine.Spec;
     description = "Makes a node's accelerators schedulable by Kubernetes and Mesos.")
 public final class Main implements Runnable {
   public static final int EXIT_CONFIG = 2;
+  private static final Logger log = LoggerFactory.getLogger(Main.class);
 
   @Spec CommandSpec spec;
 
@@ -33,19 +40,34 @@ public final class Main implements Runnable {
     CommandLine cli = new CommandLine(new Main());
     cli.addSubcommand(withSettings(new DevicesCommand(context)));
     cli.addSubcommand(withSettings(new RunCommand(context)));
+    cli.addSubcommand(new CommandLine(new KubeletProbeCommand(context)));
     cli.addSubcommand(new CommandLine(new VersionCommand(context)));
     cli.setOut(context.out());
     cli.setErr(context.err());
     cli.setExecutionExceptionHandler(
         (e, commandLine, parseResult) -> {
           if (e instanceof ConfigException) {
-            context.err().println("acceld: " + e.getMessage());
-            context.err().flush();
-            return EXIT_CONFIG;
+            return fail(context, e.getMessage(), e, EXIT_CONFIG);
           }
-          throw e;
+          if (e instanceof OperatorError error) {
+            return fail(context, e.getMessage(), e, error.kind().exitCode());
+          }
+          // A bug or a failure nobody foresaw: still one line, the trace only for whoever asks.
+          return fail(
+              context, e + " (--log-level debug shows where)", e, CommandLine.ExitCode.SOFTWARE);
         });
     return cli.execute(args);
+  }
+
+  /**
+   * Prints {@code message} as the one line an operator reads; the stack trace goes to the debug
+   * log, where it helps a developer without burying the message.
+   */
+  private static int fail(CliContext context, String message, Exception e, int exitCode) {
+    context.err().println("acceld: " + message);
+    context.err().flush();
+    log.debug("acceld failed", e);
+    return exitCode;
   }
 
   private static CommandLine withSettings(Object command) {

@@ -1,13 +1,13 @@
 package io.acceld.cli;
 
-import java.io.IOException;
-import java.io.InputStream;
-import java.util.Properties;
+import io.acceld.util.BuildInfo;
 import java.util.concurrent.Callable;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.IVersionProvider;
 
-/** {@code acceld version}. The version is stamped into a resource at build time. */
+/**
+ * {@code acceld version}. The version is stamped into a resource at build time ({@link BuildInfo}).
+ */
 @Command(name = "version", description = "Print the version.")
 final class VersionCommand implements Callable<Integer>, IVersionProvider {
   private final CliContext context;
@@ -33,14 +33,6 @@ final class VersionCommand implements Callable<Integer>, IVersionProvider {
   }
 
   static String version() {
-    Properties p = new Properties();
-    try (InputStream in = VersionCommand.class.getResourceAsStream("/acceld-version.properties")) {
-      if (in != null) {
-        p.load(in);
-      }
-    } catch (IOException e) {
-      // fall through to "unknown"
-    }
-    return p.getProperty("version", "unknown");
+    return BuildInfo.current().version();
   }
 }

@@ -34,6 +34,24 @@ public final class Settings {
           Parsers.string(),
           "libnvidia-ml.so.1");
 
+  public static final Setting<List<DeviceExpectation>> EXPECT_DEVICES =
+      new Setting<>(
+          "expect-devices",
+          "EXPECTATIONS",
+          "Devices this node must have, such as nvidia.com/gpu=8 or nvidia.com/gpu>=1,"
+              + " comma-separated; /readyz answers 503 while they are not found.",
+          DeviceExpectation.listParser(),
+          "");
+
+  public static final Setting<Boolean> FAIL_ON_INIT_ERROR =
+      new Setting<>(
+          "fail-on-init-error",
+          "BOOL",
+          "Exit at start when NVML fails to load or --expect-devices is not met, instead of"
+              + " serving what was found and staying unready.",
+          Parsers.bool(),
+          "false");
+
   public static final Setting<String> LOG_LEVEL =
       new Setting<>(
           "log-level",
@@ -41,6 +59,15 @@ public final class Settings {
           "Log level: error, warn, info, debug or trace.",
           Parsers.choice("error", "warn", "info", "debug", "trace"),
           "info");
+
+  public static final Setting<String> LOG_FORMAT =
+      new Setting<>(
+          "log-format",
+          "FORMAT",
+          "Log format: text, or json (one object per line with timestamp, level, logger, thread,"
+              + " message and the event's fields such as device, resource and reason).",
+          Parsers.choice("text", "json"),
+          "text");
 
   public static final Setting<Duration> RESCAN_INTERVAL =
       new Setting<>(
@@ -216,7 +243,10 @@ public final class Settings {
           DEV_ROOT,
           PROC_ROOT,
           NVML_LIBRARY,
+          EXPECT_DEVICES,
+          FAIL_ON_INIT_ERROR,
           LOG_LEVEL,
+          LOG_FORMAT,
           RESCAN_INTERVAL,
           DEVICE_PLUGIN_DIR,
           KUBELET_REGISTRATION,

@@ -9,6 +9,7 @@ import io.acceld.util.GuardedBy;
 import io.acceld.util.NamedThreads;
 import io.grpc.ServerInterceptor;
 import java.io.IOException;
+import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Clock;
 import java.util.HashSet;
@@ -20,6 +21,8 @@ import java.util.Optional;
 import java.util.Set;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.TimeUnit;
+import java.util.stream.Collectors;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -56,6 +59,10 @@ public final class KubeletPublisher implements AutoCloseable {
   @GuardedBy("lock")
   private boolean closed;
 
+  /** Started, but the kubelet's directories do not exist yet: alive, not ready. */
+  @GuardedBy("lock")
+  private boolean waiting;
+
   // Every name served since start: a resource whose devices are briefly gone is still ours.
   @GuardedBy("lock")
   private final Set<String> everServed = new HashSet<>();
@@ -88,10 +95,80 @@ public final class KubeletPublisher implements AutoCloseable {
             .map(dir -> new CdiSpecSync(new CdiSpecWriter(dir, settings.hostDevPrefix())));
   }
 
-  /** Serves what the ledger shows now and follows its changes. */
+  /**
+   * Serves what the ledger shows now and follows its changes; if the kubelet's directories do not
+   * exist yet, waits for them instead (see {@link #awaitKubeletDirectories}).
+   */
   public void start() throws IOException {
+    announceUnregistered(ledger.current());
+    List<Path> missing = missingDirectories();
+    if (missing.isEmpty()) {
+      serve();
+      return;
+    }
+    synchronized (lock) {
+      waiting = true;
+    }
+    // Creating them would fake a kubelet where there is none (a host without one, or a wrong
+    // --device-plugin-dir), and the real kubelet would later find our files in its way.
+    log.info(
+        "Waiting for the kubelet: {} does not exist yet; serving once it does (it is the kubelet's"
+            + " to create: check --device-plugin-dir and --plugins-registry-dir)",
+        missing.stream().map(Path::toString).collect(Collectors.joining(" and ")));
+    scheduler.schedule(
+        this::awaitKubeletDirectories, KubeletRestartWatch.POLL.toMillis(), TimeUnit.MILLISECONDS);
+  }
+
+  /**
+   * Reports every resource the node has as not registered before anything is tried, so that the
+   * registration series exist at 0 from the start and an alert on "not registered" fires even when
+   * registration never begins (no kubelet directory, a kubelet that never answers).
+   */
+  private void announceUnregistered(Availability availability) {
+    for (String resource : availability.inventory().resources()) {
+      context
+          .events()
+          .registered(
+              ResourceView.of(availability, resource, settings.sharing().apply(resource))
+                  .advertisedName(),
+              false);
+    }
+  }
+
+  private List<Path> missingDirectories() {
+    return settings.watchedDirs().stream().filter(d -> !Files.isDirectory(d)).toList();
+  }
+
+  /** On the scheduler, once a poll: serves when the directories exist, else looks again. */
+  private void awaitKubeletDirectories() {
+    synchronized (lock) {
+      if (closed) {
+        return;
+      }
+    }
+    if (missingDirectories().isEmpty()) {
+      try {
+        serve();
+        synchronized (lock) {
+          waiting = false;
+        }
+        log.info("The kubelet's directories exist now; serving");
+        return;
+      } catch (IOException | RuntimeException e) {
+        log.warn("Cannot serve the kubelet yet ({}); trying again", e.toString());
+      }
+    }
+    scheduler.schedule(
+        this::awaitKubeletDirectories, KubeletRestartWatch.POLL.toMillis(), TimeUnit.MILLISECONDS);
+  }
+
+  private void serve() throws IOException {
     KubeletRestartWatch started = new KubeletRestartWatch(settings, this::onSocketsChanged);
     synchronized (lock) {
+      if (closed) {
+        started.close();
+        return;
+      }
       watch = started;
     }
     log.info(
@@ -168,7 +245,7 @@ public final class KubeletPublisher implements AutoCloseable {
   /** Whether the socket watcher still runs (it restarts servers after kubelet restarts). */
   public boolean alive() {
     synchronized (lock) {
-      return !closed && watch != null && watch.alive();
+      return !closed && (waiting || watch != null && watch.alive());
     }
   }
 
@@ -188,11 +265,23 @@ public final class KubeletPublisher implements AutoCloseable {
     }
   }
 
-  /** True once every resource is registered (or, with registration none, serving). */
+  /**
+   * True once every resource is registered (or, with registration none, serving); never while
+   * waiting for the kubelet's directories.
+   */
   public boolean ready() {
     synchronized (lock) {
-      return plugins.values().stream().allMatch(ResourcePlugin::registered);
+      return !waiting && plugins.values().stream().allMatch(ResourcePlugin::registered);
     }
+  }
+
+  /**
+   * The file name of acceld's socket for {@code advertisedName} ({@code
+   * acceld-nvidia.com_gpu.sock}), in the device-plugin directory (or, with the plugin watcher, the
+   * plugins registry), for tools that dial it as the kubelet does.
+   */
+  public static String socketFileName(String advertisedName) {
+    return DevicePluginServer.socketName(advertisedName);
   }
 
   /** The socket serving {@code advertisedName}, if it has a server. */

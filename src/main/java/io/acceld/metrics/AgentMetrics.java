@@ -1,7 +1,9 @@
 package io.acceld.metrics;
 
+import io.acceld.config.DeviceExpectation;
 import io.acceld.health.HealthEvents;
 import io.acceld.inventory.Device;
+import io.acceld.inventory.Inventory;
 import io.acceld.ledger.Availability;
 import io.acceld.ledger.CheckpointWriter;
 import io.acceld.ledger.Holder;
@@ -9,6 +11,7 @@ import io.acceld.nvml.NvmlCallStats;
 import io.acceld.telemetry.TelemetrySample;
 import io.micrometer.prometheusmetrics.PrometheusConfig;
 import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
+import java.util.List;
 import java.util.Objects;
 import java.util.Optional;
 import java.util.function.Function;
@@ -52,6 +55,7 @@ public final class AgentMetrics implements AutoCloseable {
     new NvmlMetrics(b.nvmlCallStats).bindTo(registry);
     new DcgmCollector(b.telemetry, xids, b.podOwners, b.hostname, b.dcgmLabels).bindTo(registry);
     new LedgerMetrics(b.ledger, b.checkpoint).bindTo(registry);
+    new ExpectedDeviceMetrics(b.expectations, b.inventory).bindTo(registry);
   }
 
   /** What health monitoring reports that is worth counting: XIDs and corrected ECC errors. */
@@ -123,8 +127,21 @@ public final class AgentMetrics implements AutoCloseable {
     private Supplier<Availability> ledger = () -> Availability.EMPTY;
     private Optional<CheckpointWriter> checkpoint = Optional.empty();
     private DcgmCollector.LabelNames dcgmLabels = DcgmCollector.LabelNames.DCGM_EXPORTER;
+    private List<DeviceExpectation> expectations = List.of();
+    private Supplier<Inventory> inventory = () -> Inventory.EMPTY;
 
     private Builder() {}
+
+    /**
+     * What {@code --expect-devices} asks for and the inventory to count against; default: no
+     * expectations, no {@code acceld_expected_devices} series.
+     */
+    public Builder expectedDevices(
+        List<DeviceExpectation> expectations, Supplier<Inventory> inventory) {
+      this.expectations = List.copyOf(expectations);
+      this.inventory = Objects.requireNonNull(inventory, "inventory");
+      return this;
+    }
 
     /** The {@code Hostname} label of GPU series, usually {@link NodeName#resolve}; required. */
     public Builder hostname(String hostname) {

@@ -32,7 +32,9 @@ import org.slf4j.LoggerFactory;
  *       checkpoint cannot be written, NVML events are unavailable) it still answers 200, with one
  *       {@code degraded: ...} line per problem: a restart would not mend a full disk, and would
  *       lose the leases only memory holds.
- *   <li>{@code GET /readyz}: 200 {@code ok} while {@code ready} holds, else 503 (readiness).
+ *   <li>{@code GET /readyz}: 200 {@code ok} while {@code ready} holds and nothing keeps the node
+ *       unready ({@link #notReadyBecause}), else 503 (readiness) with one {@code not ready: ...}
+ *       line per reason, so {@code kubectl describe pod} says why.
  *   <li>Other paths 404, other methods 405.
  * </ul>
  *
@@ -57,6 +59,7 @@ public final class MetricsServer implements AutoCloseable {
   private final BooleanSupplier ready;
   private final Supplier<String> devices;
   private Supplier<List<String>> degraded = List::of;
+  private Supplier<List<String>> unready = List::of;
 
   private MetricsServer(
       HttpServer server,
@@ -105,7 +108,11 @@ public final class MetricsServer implements AutoCloseable {
     HttpServer http = HttpServer.create(new InetSocketAddress(address.host(), address.port()), 0);
     MetricsServer server = new MetricsServer(http, registry, alive, ready, devices);
     http.start();
-    log.info("Serving /metrics, /healthz, /readyz and /devices on {}", server.address());
+    // As the operator wrote it (0.0.0.0:9445), not as Java prints the bound socket
+    // (/[0:0:0:0:0:0:0:0]:9445); only a port 0 is replaced, by the port the system picked.
+    log.info(
+        "Serving /metrics, /healthz, /readyz and /devices on {}",
+        new HostPort(address.host(), server.port()));
     return server;
   }
 
@@ -115,6 +122,16 @@ public final class MetricsServer implements AutoCloseable {
    */
   public MetricsServer degradedBy(Supplier<List<String>> problems) {
     this.degraded = Objects.requireNonNull(problems, "problems");
+    return this;
+  }
+
+  /**
+   * What keeps {@code /readyz} at 503 even while {@code ready} holds: one sentence per reason (the
+   * node lacks the devices the operator expects). Set once, before the server is asked; the
+   * supplier must be cheap and never block.
+   */
+  public MetricsServer notReadyBecause(Supplier<List<String>> reasons) {
+    this.unready = Objects.requireNonNull(reasons, "reasons");
     return this;
   }
 
@@ -148,7 +165,7 @@ public final class MetricsServer implements AutoCloseable {
         case "/metrics" -> metrics(exchange);
         case "/healthz" -> probe(exchange, alive, "not alive", degraded);
         case "/devices" -> reply(exchange, 200, JSON, devices.get());
-        default -> probe(exchange, ready, "not ready", List::of);
+        default -> readiness(exchange);
       }
     } catch (RuntimeException e) {
       // The JDK server would drop the connection without a response; a 500 is easier to debug.
@@ -178,6 +195,24 @@ public final class MetricsServer implements AutoCloseable {
     return accept != null && accept.contains("application/openmetrics-text")
         ? OPENMETRICS_CONTENT_TYPE
         : TEXT_CONTENT_TYPE;
+  }
+
+  private void readiness(HttpExchange exchange) throws IOException {
+    List<String> reasons;
+    try {
+      reasons = unready.get();
+    } catch (RuntimeException e) {
+      reasons = List.of(e.toString());
+    }
+    if (reasons.isEmpty()) {
+      probe(exchange, ready, "not ready", List::of);
+      return;
+    }
+    StringBuilder body = new StringBuilder();
+    for (String reason : reasons) {
+      body.append("not ready: ").append(reason).append('\n');
+    }
+    reply(exchange, 503, PLAIN, body.toString());
   }
 
   private static void probe(

@@ -7,6 +7,7 @@ import java.io.UncheckedIOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.StandardCopyOption;
+import java.nio.file.attribute.PosixFilePermissions;
 import java.util.Comparator;
 import java.util.LinkedHashMap;
 import java.util.Map;
@@ -31,6 +32,9 @@ public final class SimulatedNode implements AutoCloseable {
 
   public static final String DOUBLE_FILE = "libnvidia-ml.so.1";
 
+  /** The file the double reads fault commands from, beside its scenario. */
+  public static final String CONTROL_FILE = "nvml-control";
+
   private final Path root;
   private final FixtureNode node;
   private final Optional<Path> nvmlLibrary;
@@ -50,6 +54,10 @@ public final class SimulatedNode implements AutoCloseable {
     try {
       Path root = Files.createTempDirectory("acceld-simulate-");
       FixtureNode node = Fixtures.eightGpuNode(root.resolve("node"));
+      // The simulated node's kubelet directories, which a real node's kubelet creates; the agent
+      // waits for them rather than creating them.
+      Files.createDirectories(root.resolve("kubelet/device-plugins"));
+      Files.createDirectories(root.resolve("kubelet/plugins_registry"));
       Optional<Path> library =
           withNvml
               ? locateDouble(env).map(lib -> installDouble(lib, root.resolve("nvml"), node))
@@ -59,7 +67,7 @@ public final class SimulatedNode implements AutoCloseable {
               log.info(
                   "Simulated node in {}; inject NVML faults with: echo 'xid 3 79' >> {}",
                   root,
-                  lib.resolveSibling("nvml-control")));
+                  lib.resolveSibling(CONTROL_FILE)));
       if (withNvml && library.isEmpty()) {
         log.warn(
             "The NVML test double was not found (build it with ./mvnw package, or set {}); simulating"
@@ -120,6 +128,12 @@ public final class SimulatedNode implements AutoCloseable {
       Path copy = dir.resolve(DOUBLE_FILE);
       Files.copy(built, copy, StandardCopyOption.REPLACE_EXISTING);
       node.nvmlScenario().writeTo(dir);
+      // Created empty now, not by the first write: the README's `echo ... >> .../nvml-control`
+      // goes through a shell glob, which matches only a file that exists. Owner-only, as the
+      // double obeys whatever is written to it.
+      Files.createFile(
+          dir.resolve(CONTROL_FILE),
+          PosixFilePermissions.asFileAttribute(PosixFilePermissions.fromString("rw-------")));
       return copy;
     } catch (IOException e) {
       throw new UncheckedIOException("cannot install the NVML double", e);

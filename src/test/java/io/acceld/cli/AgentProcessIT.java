@@ -6,6 +6,8 @@ import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import io.acceld.testing.kubelet.KubeletDouble;
 import java.io.File;
+import java.net.InetAddress;
+import java.net.ServerSocket;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -98,5 +100,106 @@ class AgentProcessIT {
       assertThat(new File(socket + ".lock")).doesNotExist();
       kubelet.awaitStreamEnded("nvidia.com/gpu", Duration.ofSeconds(5));
     }
+  }
+
+  /** {@code run} on an empty node under {@link #dir}: no kubelet, no NVML, no devices. */
+  List<String> runOnEmptyNode(String... more) throws Exception {
+    Path node = dir.resolve("node");
+    for (String sub : List.of("sys/bus/pci/devices", "dev", "proc")) {
+      Files.createDirectories(node.resolve(sub));
+    }
+    List<String> args =
+        new ArrayList<>(
+            List.of(
+                "run",
+                "--sysfs-root",
+                node.resolve("sys").toString(),
+                "--dev-root",
+                node.resolve("dev").toString(),
+                "--proc-root",
+                node.resolve("proc").toString(),
+                "--nvml-library",
+                "none",
+                "--state-dir",
+                dir.resolve("state").toString(),
+                "--device-plugin-dir",
+                dir.resolve("device-plugins").toString()));
+    if (!List.of(more).contains("--metrics-address")) {
+      args.addAll(List.of("--metrics-address", "127.0.0.1:0"));
+    }
+    args.addAll(List.of(more));
+    return args;
+  }
+
+  @Test
+  void failOnInitErrorExitsThreeWithOneLineNamingTheUnmetExpectation() throws Exception {
+    Process p =
+        launch(
+            runOnEmptyNode("--expect-devices", "nvidia.com/gpu>=1", "--fail-on-init-error")
+                .toArray(String[]::new));
+    assertThat(p.waitFor(60, TimeUnit.SECONDS)).isTrue();
+
+    assertThat(p.exitValue()).as(err()).isEqualTo(3);
+    List<String> lines = err().lines().toList();
+    assertThat(lines.get(lines.size() - 1))
+        .isEqualTo(
+            "acceld: --expect-devices nvidia.com/gpu>=1 but 0 devices of nvidia.com/gpu were found;"
+                + " exiting because --fail-on-init-error is set (false keeps serving, unready)");
+    assertThat(err()).doesNotContain("\tat ").doesNotContain("Exception");
+  }
+
+  @Test
+  void aMetricsPortInUseExitsFourWithOneLineNamingTheSettingAndNoStackTrace() throws Exception {
+    try (ServerSocket taken = new ServerSocket(0, 1, InetAddress.getLoopbackAddress())) {
+      String address = "127.0.0.1:" + taken.getLocalPort();
+      List<String> args = runOnEmptyNode("--metrics-address", address);
+      Process p = launch(args.toArray(String[]::new));
+      assertThat(p.waitFor(60, TimeUnit.SECONDS)).isTrue();
+
+      assertThat(p.exitValue()).as(err()).isEqualTo(4);
+      List<String> lines = err().lines().toList();
+      assertThat(lines.get(lines.size() - 1))
+          .startsWith("acceld: --metrics-address " + address + ": address already in use")
+          .endsWith("choose another HOST:PORT with --metrics-address");
+      assertThat(err()).doesNotContain("\tat ").doesNotContain("BindException");
+    }
+  }
+
+  @Test
+  void jsonLogsAreOneObjectALineWithoutGrpcCensusNoiseAtDebug() throws Exception {
+    try (KubeletDouble kubelet = KubeletDouble.start(dir.resolve("kubelet/device-plugins"))) {
+      Process p =
+          launch(
+              "run",
+              "--simulate",
+              "--device-plugin-dir",
+              kubelet.deviceDir().toString(),
+              "--metrics-address",
+              "127.0.0.1:0",
+              "--log-level",
+              "debug",
+              "--log-format",
+              "json");
+      kubelet.awaitRegistered("nvidia.com/gpu", Duration.ofSeconds(30));
+      p.destroy();
+      assertThat(p.waitFor(10, TimeUnit.SECONDS)).isTrue();
+    }
+
+    ObjectMapper mapper = new ObjectMapper();
+    List<JsonNode> events = new ArrayList<>();
+    for (String line : err().lines().toList()) {
+      JsonNode event = mapper.readTree(line);
+      assertThat(event.fieldNames())
+          .toIterable()
+          .as(line)
+          .contains("timestamp", "level", "logger", "thread", "message");
+      events.add(event);
+    }
+    assertThat(events)
+        .anySatisfy(e -> assertThat(e.get("device")).isNotNull())
+        .noneSatisfy(e -> assertThat(e.toString()).containsIgnoringCase("census"));
+    assertThat(events)
+        .map(e -> e.get("message").asText())
+        .anySatisfy(m -> assertThat(m).matches("Serving /metrics.* on 127\\.0\\.0\\.1:[1-9]\\d*"));
   }
 }

@@ -237,4 +237,40 @@ class CliTest {
             "--sysfs-root", "ACCELD_SYSFS_ROOT", "--dev-root", "--proc-root", "--nvml-library")
         .contains("--config", "--simulate", "--json");
   }
+
+  @Test
+  void anAgentUrlWithoutAnHttpSchemeIsAUsageErrorSayingWhatToWrite() {
+    for (String url : List.of("127.0.0.1:9445", "localhost:9445")) {
+      Run run = run(Map.of(), "devices", "--agent", url);
+
+      assertThat(run.exit()).as(url).isEqualTo(2);
+      assertThat(run.err().lines().toList())
+          .as(url)
+          .singleElement()
+          .satisfies(
+              line ->
+                  assertThat(line)
+                      .startsWith("acceld: --agent '" + url + "'")
+                      .endsWith("such as http://127.0.0.1:9445"));
+    }
+  }
+
+  @Test
+  void anUnreachableAgentExitsFiveWithOneLineAndNoStackTrace() throws Exception {
+    int port;
+    try (java.net.ServerSocket closed = new java.net.ServerSocket(0)) {
+      port = closed.getLocalPort();
+    }
+
+    Run run = run(Map.of(), "devices", "--agent", "http://127.0.0.1:" + port);
+
+    assertThat(run.exit()).isEqualTo(5);
+    assertThat(run.err().lines().toList())
+        .singleElement()
+        .satisfies(
+            line ->
+                assertThat(line)
+                    .startsWith("acceld: cannot reach the agent at http://127.0.0.1:" + port)
+                    .contains("--agent takes its --metrics-address"));
+  }
 }

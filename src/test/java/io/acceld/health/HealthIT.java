@@ -2,12 +2,15 @@ package io.acceld.health;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.acceld.agent.Agent;
 import io.acceld.nvml.NvmlEventType;
 import io.acceld.nvml.NvmlReturn;
 import io.acceld.simulate.FixtureNode;
 import io.acceld.simulate.Fixtures;
 import io.acceld.simulate.HotPlug;
 import io.acceld.testing.AgentHarness;
+import io.acceld.testing.Eventually;
+import io.acceld.testing.LogCapture;
 import io.acceld.testing.NvmlDouble;
 import io.acceld.testing.kubelet.DeviceState;
 import io.acceld.testing.kubelet.KubeletDouble;
@@ -180,6 +183,26 @@ class HealthIT {
     await(unhealthy());
     xidUntilSeen(0, 79, SOON); // and it is watched for events again
     await(unhealthy(uuid(0)));
+  }
+
+  @Test
+  void aFaultIsLoggedAsWarningAndItsRecoveryAsInfo() throws Exception {
+    try (LogCapture log = LogCapture.of(Agent.class)) {
+      startAgent();
+      nvml.control().acceld_fake_set_lost(0, 1);
+      await(unhealthy(uuid(0)));
+      nvml.control().acceld_fake_set_lost(0, 0);
+      await(unhealthy());
+
+      String recovered = "Device nvidia.com/gpu " + uuid(0) + " at ";
+      Eventually.await(
+          "recovery logged",
+          () ->
+              log.infos().stream().anyMatch(l -> l.startsWith(recovered) && l.contains("Healthy")));
+      assertThat(log.warnings())
+          .anySatisfy(l -> assertThat(l).startsWith(recovered).contains("is now Unhealthy"))
+          .noneSatisfy(l -> assertThat(l).contains("is now Healthy"));
+    }
   }
 
   @Test
