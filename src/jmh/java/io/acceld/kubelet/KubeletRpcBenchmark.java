@@ -10,6 +10,7 @@ import io.acceld.inventory.Inventory;
 import io.acceld.inventory.InventoryDiff;
 import io.acceld.ledger.DeviceLedger;
 import io.acceld.ledger.LedgerStorage;
+import io.acceld.ledger.Publisher;
 import java.time.Clock;
 import io.acceld.inventory.NodeInfo;
 import io.acceld.inventory.NvidiaDetails;
@@ -98,10 +99,10 @@ public class KubeletRpcBenchmark {
             ? DeviceLedger.inMemory(Clock.systemUTC())
             : storage.ledger();
     ledger.onChange(inventory, InventoryDiff.between(Inventory.EMPTY, inventory));
-    // As in the agent, something follows the ledger (the kubelet publisher): each change wakes it.
+    // As in the agent, the kubelet publisher follows the ledger, ignoring its own side's leases.
     // -Dbench.listener=false leaves it out, to see what the hand-over costs.
     if (!"false".equals(System.getProperty("bench.listener"))) {
-      ledger.subscribe(availability -> {});
+      ledger.subscribeIgnoring(Publisher.KUBELET, availability -> {});
     }
     DevicePluginService service =
         new DevicePluginService(

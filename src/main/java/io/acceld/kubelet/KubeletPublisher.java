@@ -4,6 +4,7 @@ import io.acceld.allocation.DeviceChooser;
 import io.acceld.config.AgentConfig;
 import io.acceld.ledger.Availability;
 import io.acceld.ledger.DeviceLedger;
+import io.acceld.ledger.Publisher;
 import io.acceld.transport.UnixGrpc;
 import io.acceld.util.GuardedBy;
 import io.acceld.util.NamedThreads;
@@ -176,7 +177,7 @@ public final class KubeletPublisher implements AutoCloseable {
         grpc.usesEpoll() ? "epoll" : "NIO (epoll unavailable)",
         settings.mode().name().toLowerCase(Locale.ROOT).replace('_', '-'));
     reconcile(ledger.current());
-    ledger.subscribe(this::reconcile);
+    ledger.subscribeIgnoring(Publisher.KUBELET, this::reconcile);
     started.start();
   }
 

@@ -11,19 +11,21 @@ import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
+import java.util.EnumSet;
 import java.util.Iterator;
 import java.util.LinkedHashMap;
 import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
+import java.util.Optional;
 import java.util.Set;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.Executors;
 import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
-import java.util.concurrent.atomic.AtomicReference;
+import java.util.concurrent.atomic.AtomicBoolean;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -82,8 +84,17 @@ public final class DeviceLedger implements InventoryStore.Listener, AutoCloseabl
   private final Set<String> reportedConflicts = new java.util.HashSet<>();
 
   private volatile Availability current = Availability.EMPTY;
-  private final List<Listener> listeners = new CopyOnWriteArrayList<>();
-  private final AtomicReference<Availability> undelivered = new AtomicReference<>();
+
+  /** A listener, the side whose own lease changes it does not need, and whether it is behind. */
+  private record Subscription(
+      Listener listener, Optional<Publisher> ignoring, AtomicBoolean behind) {
+    boolean wants(boolean inventoryChanged, Set<Publisher> touched) {
+      return inventoryChanged || ignoring.isEmpty() || !touched.equals(Set.of(ignoring.get()));
+    }
+  }
+
+  private final List<Subscription> listeners = new CopyOnWriteArrayList<>();
+  private final AtomicBoolean drainScheduled = new AtomicBoolean();
   private final ScheduledExecutorService dispatcher =
       Executors.newSingleThreadScheduledExecutor(new NamedThreads("acceld-ledger"));
 
@@ -129,7 +140,21 @@ public final class DeviceLedger implements InventoryStore.Listener, AutoCloseabl
    * every change.
    */
   public void subscribe(Listener listener) {
-    listeners.add(Objects.requireNonNull(listener));
+    subscribe(listener, Optional.empty());
+  }
+
+  /**
+   * As {@link #subscribe(Listener)}, but changes that only move {@code side}'s own leases are not
+   * delivered: the kubelet side shows the kubelet nothing different when the kubelet's own leases
+   * change, and skipping them keeps a burst of Allocates from waking anyone.
+   */
+  public void subscribeIgnoring(Publisher side, Listener listener) {
+    subscribe(listener, Optional.of(side));
+  }
+
+  private void subscribe(Listener listener, Optional<Publisher> ignoring) {
+    listeners.add(
+        new Subscription(Objects.requireNonNull(listener), ignoring, new AtomicBoolean()));
     dispatcher.execute(() -> deliver(listener, current));
   }
 
@@ -138,7 +163,7 @@ public final class DeviceLedger implements InventoryStore.Listener, AutoCloseabl
   public void onChange(Inventory next, InventoryDiff diff) {
     synchronized (lock) {
       inventory = next;
-      changed(true);
+      changed(true, Set.of());
     }
   }
 
@@ -251,7 +276,9 @@ public final class DeviceLedger implements InventoryStore.Listener, AutoCloseabl
         }
       }
       if (changed) {
-        changed(false);
+        Set<Publisher> touched = EnumSet.noneOf(Publisher.class);
+        requests.forEach(r -> touched.add(r.holder().publisher()));
+        changed(false, touched);
       }
       return new LeaseResult.Granted(granted, version);
     }
@@ -273,7 +300,7 @@ public final class DeviceLedger implements InventoryStore.Listener, AutoCloseabl
         }
       }
       if (!released.isEmpty()) {
-        changed(false);
+        changed(false, Set.of(holder.publisher()));
       }
       return released;
     }
@@ -354,7 +381,7 @@ public final class DeviceLedger implements InventoryStore.Listener, AutoCloseabl
         }
       }
       if (changed) {
-        changed(false);
+        changed(false, Set.of(Publisher.KUBELET));
       }
     }
   }
@@ -394,16 +421,25 @@ public final class DeviceLedger implements InventoryStore.Listener, AutoCloseabl
    *     a burst of Allocates wakes the listeners once, not once per call, on a node whose few cores
    *     serve those calls.
    */
-  private void changed(boolean urgent) {
+  private void changed(boolean urgent, Set<Publisher> touched) {
     version++;
     Availability next = new Availability(version, inventory, List.copyOf(leases.values()));
     current = next;
     store.save(next);
-    boolean scheduled = undelivered.getAndSet(next) != null;
+    boolean anyone = false;
+    for (Subscription s : listeners) {
+      if (s.wants(urgent, touched)) {
+        s.behind().set(true);
+        anyone = true;
+      }
+    }
+    if (!anyone) {
+      return;
+    }
     try {
       if (urgent) {
         dispatcher.execute(this::drain);
-      } else if (!scheduled) {
+      } else if (!drainScheduled.getAndSet(true)) {
         dispatcher.schedule(this::drain, LEASE_COALESCE.toNanos(), TimeUnit.NANOSECONDS);
       }
     } catch (RejectedExecutionException e) {
@@ -411,13 +447,14 @@ public final class DeviceLedger implements InventoryStore.Listener, AutoCloseabl
     }
   }
 
+  /** Hands the newest snapshot to every listener that is behind. */
   private void drain() {
-    Availability next = undelivered.getAndSet(null);
-    if (next == null) {
-      return;
-    }
-    for (Listener l : listeners) {
-      deliver(l, next);
+    drainScheduled.set(false);
+    Availability next = current;
+    for (Subscription s : listeners) {
+      if (s.behind().getAndSet(false)) {
+        deliver(s.listener(), next);
+      }
     }
   }
 

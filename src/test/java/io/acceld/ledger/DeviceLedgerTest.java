@@ -171,6 +171,21 @@ class DeviceLedgerTest {
   }
 
   @Test
+  void aListenerIgnoringItsOwnSideIsNotWokenByItsLeasesButSeesTheOthers() {
+    List<Availability> seen = new CopyOnWriteArrayList<>();
+    ledger.subscribeIgnoring(Publisher.KUBELET, seen::add);
+    Eventually.await("the first snapshot", () -> seen.size() == 1);
+
+    ledger.lease(pending, whole(A), "Allocate");
+    ledger.lease(task, whole(B), "offer");
+
+    Eventually.await("the Mesos lease", () -> seen.get(seen.size() - 1).isLeased(B));
+    // it got the newest snapshot, which also holds the kubelet's lease, but no delivery of its own
+    assertThat(seen).hasSizeLessThanOrEqualTo(2);
+    assertThat(seen.get(seen.size() - 1).isLeased(A)).isTrue();
+  }
+
+  @Test
   void reconcileConfirmsReleasesAndExpires() {
     ledger.lease(pending, whole(A), "Allocate");
     Holder stale = new Holder.KubeletPending("alloc-old");
