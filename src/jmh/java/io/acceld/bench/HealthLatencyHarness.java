@@ -63,7 +63,8 @@ public final class HealthLatencyHarness {
         library,
         StandardCopyOption.REPLACE_EXISTING);
     node.nvmlScenario().writeTo(nvmlDir);
-    Path plugins = work.resolve("device-plugins");
+    // The kubelet's directory: the agent waits for it rather than create it.
+    Path plugins = Files.createDirectories(work.resolve("device-plugins"));
     AgentConfig config =
         ConfigLoader.load(
             Map.ofEntries(
