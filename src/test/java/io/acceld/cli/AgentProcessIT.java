@@ -35,6 +35,24 @@ class AgentProcessIT {
         .start();
   }
 
+  /**
+   * {@code acceld run --simulate} serving {@code kubelet}, metrics on a free port, plus {@code
+   * more}.
+   */
+  Process runSimulated(KubeletDouble kubelet, String... more) throws Exception {
+    List<String> args =
+        new ArrayList<>(
+            List.of(
+                "run",
+                "--simulate",
+                "--device-plugin-dir",
+                kubelet.deviceDir().toString(),
+                "--metrics-address",
+                "127.0.0.1:0"));
+    args.addAll(List.of(more));
+    return launch(args.toArray(String[]::new));
+  }
+
   static String javaBin() {
     return Path.of(System.getProperty("java.home"), "bin", "java").toString();
   }
@@ -78,14 +96,7 @@ class AgentProcessIT {
   @Test
   void sigtermStopsTheServersRemovesTheSocketsAndExitsZeroWithinFiveSeconds() throws Exception {
     try (KubeletDouble kubelet = KubeletDouble.start(dir.resolve("kubelet/device-plugins"))) {
-      Process p =
-          launch(
-              "run",
-              "--simulate",
-              "--device-plugin-dir",
-              kubelet.deviceDir().toString(),
-              "--metrics-address",
-              "127.0.0.1:0");
+      Process p = runSimulated(kubelet);
       kubelet.awaitRegistered("nvidia.com/gpu", Duration.ofSeconds(30));
       Path socket = kubelet.deviceDir().resolve("acceld-nvidia.com_gpu.sock");
       assertThat(socket).exists();
@@ -168,18 +179,7 @@ class AgentProcessIT {
   @Test
   void jsonLogsAreOneObjectALineWithoutGrpcCensusNoiseAtDebug() throws Exception {
     try (KubeletDouble kubelet = KubeletDouble.start(dir.resolve("kubelet/device-plugins"))) {
-      Process p =
-          launch(
-              "run",
-              "--simulate",
-              "--device-plugin-dir",
-              kubelet.deviceDir().toString(),
-              "--metrics-address",
-              "127.0.0.1:0",
-              "--log-level",
-              "debug",
-              "--log-format",
-              "json");
+      Process p = runSimulated(kubelet, "--log-level", "debug", "--log-format", "json");
       kubelet.awaitRegistered("nvidia.com/gpu", Duration.ofSeconds(30));
       p.destroy();
       assertThat(p.waitFor(10, TimeUnit.SECONDS)).isTrue();
