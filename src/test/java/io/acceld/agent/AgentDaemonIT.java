@@ -41,6 +41,25 @@ class AgentDaemonIT {
         HttpResponse.BodyHandlers.ofString());
   }
 
+  /**
+   * The daemon on the fixture node with the NVML double, serving {@code kubelet}, with its state
+   * and metrics port its own (never the machine's {@code /var/lib/acceld}), plus {@code more}.
+   */
+  private Map<String, String> flags(
+      FixtureNode node, NvmlDouble nvml, KubeletDouble kubelet, Map<String, String> more) {
+    Map<String, String> flags = new java.util.HashMap<>();
+    flags.put("sysfs-root", node.tree().sysfsRoot().toString());
+    flags.put("dev-root", node.tree().devRoot().toString());
+    flags.put("proc-root", node.tree().procRoot().toString());
+    flags.put("nvml-library", nvml.libraryPath().toString());
+    flags.put("device-plugin-dir", kubelet.deviceDir().toString());
+    flags.put("pod-resources-socket", root.resolve("none.sock").toString());
+    flags.put("state-dir", root.resolve("state").toString());
+    flags.put("metrics-address", "127.0.0.1:0");
+    flags.putAll(more);
+    return flags;
+  }
+
   @Test
   void healthMetricsAndEndpointsFollowTheNode() throws Exception {
     FixtureNode node = Fixtures.eightGpuNode(root.resolve("node"));
@@ -49,16 +68,11 @@ class AgentDaemonIT {
         AgentDaemon daemon =
             AgentDaemon.start(
                 ConfigLoader.load(
-                    Map.of(
-                        "sysfs-root", node.tree().sysfsRoot().toString(),
-                        "dev-root", node.tree().devRoot().toString(),
-                        "proc-root", node.tree().procRoot().toString(),
-                        "nvml-library", nvml.libraryPath().toString(),
-                        "device-plugin-dir", kubelet.deviceDir().toString(),
-                        "pod-resources-socket", root.resolve("none.sock").toString(),
-                        "metrics-address", "127.0.0.1:0",
-                        "telemetry-interval", "200ms",
-                        "node-name", "gpu-node-7"),
+                    flags(
+                        node,
+                        nvml,
+                        kubelet,
+                        Map.of("telemetry-interval", "200ms", "node-name", "gpu-node-7")),
                     Map.of(),
                     Optional.empty()))) {
       int port = daemon.metricsServer().port();
@@ -116,14 +130,7 @@ class AgentDaemonIT {
         AgentDaemon daemon =
             AgentDaemon.start(
                 ConfigLoader.load(
-                    Map.of(
-                        "sysfs-root", node.tree().sysfsRoot().toString(),
-                        "dev-root", node.tree().devRoot().toString(),
-                        "proc-root", node.tree().procRoot().toString(),
-                        "nvml-library", nvml.libraryPath().toString(),
-                        "device-plugin-dir", kubelet.deviceDir().toString(),
-                        "pod-resources-socket", root.resolve("none.sock").toString(),
-                        "metrics-address", "127.0.0.1:0"),
+                    flags(node, nvml, kubelet, Map.of()),
                     Map.of("NOTIFY_SOCKET", systemd.address()),
                     Optional.empty()))) {
       kubelet.awaitRegistered("nvidia.com/gpu", Duration.ofSeconds(5));
