@@ -129,6 +129,11 @@ public final class Parsers {
     };
   }
 
+  /** {@code inner}'s value, or empty for an empty string: a feature that is off unless given. */
+  public static <T> ValueParser<Optional<T>> optional(ValueParser<T> inner) {
+    return raw -> raw.isBlank() ? Optional.empty() : Optional.of(inner.parse(raw));
+  }
+
   /** A comma-separated list of whole numbers, such as {@code 13,31,43}; empty for none. */
   public static ValueParser<List<Integer>> integerList() {
     return raw -> {

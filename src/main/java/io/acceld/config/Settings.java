@@ -236,6 +236,75 @@ public final class Settings {
           DcgmModelLabel.parser(),
           "model_name");
 
+  public static final Setting<Optional<HostPort>> MESOS_ADDRESS =
+      new Setting<>(
+          "mesos-address",
+          "HOST:PORT",
+          "Where the Mesos bridge (v1 scheduler and executor HTTP APIs) listens, such as"
+              + " 127.0.0.1:5050; empty keeps the bridge off.",
+          Parsers.optional(Parsers.hostPort()),
+          "");
+
+  public static final Setting<String> MESOS_AUTH =
+      new Setting<>(
+          "mesos-auth",
+          "KIND:FILE",
+          "Authentication the Mesos bridge requires: basic:FILE (user:password lines) or"
+              + " bearer:FILE (one token per line); the file must be mode 0600. Empty for none.",
+          Parsers.string(),
+          "");
+
+  public static final Setting<Boolean> MESOS_ALLOW_INSECURE =
+      new Setting<>(
+          "mesos-allow-insecure",
+          "BOOL",
+          "Let the Mesos bridge listen on a non-loopback address without --mesos-auth.",
+          Parsers.bool(),
+          "false");
+
+  public static final Setting<Duration> MESOS_HEARTBEAT =
+      new Setting<>(
+          "mesos-heartbeat",
+          "DURATION",
+          "How often subscribed Mesos schedulers get a HEARTBEAT event.",
+          Parsers.duration(),
+          "15s");
+
+  public static final Setting<String> MESOS_RESERVE =
+      new Setting<>(
+          "mesos-reserve",
+          "RESOURCES",
+          "CPU, memory (MB) and disk (MB) kept back from Mesos offers, such as"
+              + " cpus:1;mem:1024;disk:4096.",
+          Parsers.string(),
+          "cpus:1;mem:1024;disk:0");
+
+  public static final Setting<Boolean> MESOS_FILTER_GPU_RESOURCES =
+      new Setting<>(
+          "mesos-filter-gpu-resources",
+          "BOOL",
+          "Offer nothing to Mesos frameworks without the GPU_RESOURCES capability while this node"
+              + " has GPUs (Mesos's --filter_gpu_resources).",
+          Parsers.bool(),
+          "true");
+
+  public static final Setting<Duration> MESOS_EXECUTOR_REGISTRATION_TIMEOUT =
+      new Setting<>(
+          "mesos-executor-registration-timeout",
+          "DURATION",
+          "How long a custom Mesos executor has to subscribe before it is destroyed and its"
+              + " tasks fail.",
+          Parsers.duration(),
+          "1m");
+
+  public static final Setting<Duration> MESOS_STATUS_UPDATE_RETRY =
+      new Setting<>(
+          "mesos-status-update-retry",
+          "DURATION",
+          "First retry interval of an unacknowledged Mesos status update; it doubles up to 10m.",
+          Parsers.duration(),
+          "10s");
+
   /** All settings, in the order help and the README list them. */
   public static final List<Setting<?>> ALL =
       List.of(
@@ -267,7 +336,15 @@ public final class Settings {
           HEALTH_QUARANTINE,
           HEALTH_PROBE_INTERVAL,
           PRESENCE_POLL_INTERVAL,
-          DCGM_MODEL_LABEL);
+          DCGM_MODEL_LABEL,
+          MESOS_ADDRESS,
+          MESOS_AUTH,
+          MESOS_ALLOW_INSECURE,
+          MESOS_HEARTBEAT,
+          MESOS_RESERVE,
+          MESOS_FILTER_GPU_RESOURCES,
+          MESOS_EXECUTOR_REGISTRATION_TIMEOUT,
+          MESOS_STATUS_UPDATE_RETRY);
 
   public static Optional<Setting<?>> byKey(String key) {
     return ALL.stream().filter(s -> s.key().equals(key)).findFirst();
