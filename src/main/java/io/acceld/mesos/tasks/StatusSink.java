@@ -1,11 +1,13 @@
 package io.acceld.mesos.tasks;
 
+import com.google.protobuf.ByteString;
+import io.acceld.proto.mesos.v1.ExecutorID;
 import io.acceld.proto.mesos.v1.FrameworkID;
 import io.acceld.proto.mesos.v1.TaskStatus;
 
 /**
- * Where the executor side reports every status of every task: the status update manager of the
- * scheduler side.
+ * Where the executor side reports what goes up to schedulers: every status of every task (to the
+ * status update manager of the scheduler side), and executors' messages.
  */
 public interface StatusSink {
   /**
@@ -15,4 +17,7 @@ public interface StatusSink {
    * releases the task's devices in the ledger.
    */
   void update(FrameworkID framework, TaskStatus status);
+
+  /** An executor's MESSAGE call, delivered best effort to its scheduler as a MESSAGE event. */
+  void messageFromExecutor(FrameworkID framework, ExecutorID executor, ByteString data);
 }
