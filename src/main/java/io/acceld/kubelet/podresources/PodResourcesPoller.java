@@ -62,6 +62,10 @@ public final class PodResourcesPoller implements AutoCloseable {
   private final Backoff backoff;
   private boolean failing;
   private boolean socketSeen;
+  private long startedNanos;
+
+  /** Written by the poller thread, read by any: see {@link #settled()}. */
+  private volatile boolean settled;
 
   /**
    * Polls every second, backing off up to 30 s on errors.
@@ -106,7 +110,19 @@ public final class PodResourcesPoller implements AutoCloseable {
 
   /** Starts polling in the background; the first poll runs at once. */
   public void start() {
+    startedNanos = System.nanoTime();
     schedule(Duration.ZERO);
+  }
+
+  /**
+   * Whether the kubelet's leases are known since the start: a List was reconciled, or there is no
+   * kubelet (no socket). Until then a pending lease lost in a crash (Allocate answered, checkpoint
+   * not yet written) may not be in the ledger, so another side must not hand out devices. A kubelet
+   * that keeps failing settles it after the pending-lease TTL, when such a lease would have expired
+   * anyway.
+   */
+  public boolean settled() {
+    return settled;
   }
 
   private void schedule(Duration delay) {
@@ -126,9 +142,11 @@ public final class PodResourcesPoller implements AutoCloseable {
           socketSeen = false;
         }
         closeChannel();
+        settled = true;
       } else {
         socketSeen = true;
         ledger.reconcileKubelet(DeviceOwners.index(list(), ours), pendingTtl);
+        settled = true;
         if (failing) {
           log.info("Listing pod resources from {} works again", socket);
           failing = false;
@@ -137,6 +155,9 @@ public final class PodResourcesPoller implements AutoCloseable {
       }
     } catch (RuntimeException e) {
       next = backoff.next();
+      if (System.nanoTime() - startedNanos >= pendingTtl.toNanos()) {
+        settled = true;
+      }
       if (!failing) {
         log.warn(
             "Cannot list pod resources from {}: {}; retrying with backoff up to {} s"

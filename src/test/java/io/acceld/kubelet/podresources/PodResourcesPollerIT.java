@@ -182,6 +182,25 @@ class PodResourcesPollerIT {
   }
 
   @Test
+  void isSettledOnlyOnceTheKubeletsLeasesAreKnown() throws Exception {
+    kubelet.fail(Status.UNAVAILABLE.withDescription("kubelet is restarting"));
+    serve();
+    poller = start(FAST, FAST);
+    Eventually.await("polled and failed", () -> kubelet.calls() >= 3);
+    assertThat(poller.settled()).as("settled while the kubelet fails").isFalse();
+
+    kubelet.answer(pods());
+    kubelet.fail(null);
+    Eventually.await("settled once a List is reconciled", poller::settled);
+  }
+
+  @Test
+  void isSettledAtOnceWithoutAKubelet() {
+    poller = start(FAST, FAST);
+    Eventually.await("settled: no socket, so no kubelet leases", poller::settled);
+  }
+
+  @Test
   void keepsTheLastKnownOwnersThroughErrors() throws Exception {
     kubelet.answer(pods(pod("default", "p", container("main", GPU, "GPU-a"))));
     serve();
