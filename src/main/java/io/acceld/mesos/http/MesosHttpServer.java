@@ -294,8 +294,10 @@ public final class MesosHttpServer implements AutoCloseable {
         exchange, 200, "application/json", stateJson.get().getBytes(StandardCharsets.UTF_8));
   }
 
+  /** GET, or HEAD (the same answer without its body, which the JDK server leaves out). */
   private static boolean isGet(HttpExchange exchange) {
-    return exchange.getRequestMethod().equals("GET");
+    String method = exchange.getRequestMethod();
+    return method.equals("GET") || method.equals("HEAD");
   }
 
   /** Stops accepting, ends every open stream's connection, then stops the threads. */
