@@ -1,0 +1,99 @@
+package io.acceld.mesos.http;
+
+import com.sun.net.httpserver.HttpExchange;
+import java.io.ByteArrayOutputStream;
+import java.io.IOException;
+import java.io.InputStream;
+import java.io.OutputStream;
+import java.nio.charset.StandardCharsets;
+import java.util.Optional;
+
+/** Small, shared pieces of answering a JDK {@link HttpExchange}. */
+final class Exchanges {
+  static final String TEXT = "text/plain; charset=utf-8";
+
+  private Exchanges() {}
+
+  /** A request body that exceeds the limit: answered 413. */
+  static final class BodyTooLargeException extends Exception {
+    BodyTooLargeException(int limit) {
+      super("Request body exceeds " + limit + " bytes");
+    }
+  }
+
+  static Optional<String> header(HttpExchange exchange, String name) {
+    return Optional.ofNullable(exchange.getRequestHeaders().getFirst(name));
+  }
+
+  /**
+   * The request body, read only if it fits in {@code limit} bytes: a declared Content-Length over
+   * the limit is refused before reading anything, a chunked body as soon as it passes it.
+   */
+  static byte[] readBody(HttpExchange exchange, int limit)
+      throws IOException, BodyTooLargeException {
+    Optional<String> declared = header(exchange, "Content-Length");
+    if (declared.isPresent()) {
+      try {
+        if (Long.parseLong(declared.get().trim()) > limit) {
+          throw new BodyTooLargeException(limit);
+        }
+      } catch (NumberFormatException e) {
+        // the JDK server has already refused a malformed length; let the read decide
+      }
+    }
+    InputStream in = exchange.getRequestBody();
+    ByteArrayOutputStream body = new ByteArrayOutputStream();
+    byte[] buffer = new byte[8192];
+    int n;
+    while ((n = in.read(buffer)) >= 0) {
+      if (body.size() + n > limit) {
+        throw new BodyTooLargeException(limit);
+      }
+      body.write(buffer, 0, n);
+    }
+    return body.toByteArray();
+  }
+
+  /** A plain-text answer: Mesos answers its errors as plain text. */
+  static void text(HttpExchange exchange, int status, String body) throws IOException {
+    send(exchange, status, TEXT, body.getBytes(StandardCharsets.UTF_8));
+  }
+
+  /** An answer with no body, such as 202. */
+  static void empty(HttpExchange exchange, int status) throws IOException {
+    exchange.sendResponseHeaders(status, -1);
+    exchange.close();
+  }
+
+  static void send(HttpExchange exchange, int status, String contentType, byte[] body)
+      throws IOException {
+    exchange.getResponseHeaders().set("Content-Type", contentType);
+    if (exchange.getRequestMethod().equals("HEAD")) {
+      // A length here would make the JDK server log a WARNING for every HEAD request.
+      exchange.sendResponseHeaders(status, -1);
+      exchange.close();
+      return;
+    }
+    exchange.sendResponseHeaders(status, body.length == 0 ? -1 : body.length);
+    try (OutputStream out = exchange.getResponseBody()) {
+      out.write(body);
+    }
+  }
+
+  /** 405 with the one method the route takes. */
+  static void methodNotAllowed(HttpExchange exchange, String allowed) throws IOException {
+    exchange.getResponseHeaders().set("Allow", allowed);
+    text(
+        exchange,
+        405,
+        "Expecting one of { '" + allowed + "' }, but received '" + methodShown(exchange) + "'");
+  }
+
+  /** The request's method, safe to echo: the JDK server passes any token through. */
+  static String methodShown(HttpExchange exchange) {
+    String method = exchange.getRequestMethod();
+    return method.length() <= 16 && method.chars().allMatch(c -> c >= 'A' && c <= 'Z')
+        ? method
+        : "(other)";
+  }
+}
