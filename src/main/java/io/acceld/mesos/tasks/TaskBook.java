@@ -1,0 +1,496 @@
+package io.acceld.mesos.tasks;
+
+import com.google.protobuf.ByteString;
+import io.acceld.ledger.DeviceLedger;
+import io.acceld.ledger.Holder;
+import io.acceld.ledger.Lease;
+import io.acceld.proto.mesos.v1.ExecutorID;
+import io.acceld.proto.mesos.v1.FrameworkID;
+import io.acceld.proto.mesos.v1.FrameworkInfo;
+import io.acceld.proto.mesos.v1.Label;
+import io.acceld.proto.mesos.v1.Labels;
+import io.acceld.proto.mesos.v1.TaskID;
+import io.acceld.proto.mesos.v1.TaskState;
+import io.acceld.proto.mesos.v1.TaskStatus;
+import io.acceld.util.AtomicFiles;
+import io.acceld.util.Backoff;
+import io.acceld.util.ClientText;
+import io.acceld.util.GuardedBy;
+import io.acceld.util.NamedThreads;
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.nio.ByteBuffer;
+import java.nio.file.Path;
+import java.time.Clock;
+import java.time.Duration;
+import java.util.ArrayDeque;
+import java.util.ArrayList;
+import java.util.Deque;
+import java.util.LinkedHashMap;
+import java.util.LinkedHashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Objects;
+import java.util.Optional;
+import java.util.Set;
+import java.util.UUID;
+import java.util.concurrent.Executors;
+import java.util.concurrent.RejectedExecutionException;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.TimeUnit;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The agent's task table and its status update manager: every task the master launched on this
+ * node, the devices it holds, its latest state, and its reliable stream of status updates.
+ *
+ * <p>Each task's stream is FIFO with only its head outstanding, as Mesos's task status update
+ * manager does: the head is sent, then resent with backoff (the configured retry, doubling up to
+ * {@link #MAX_RETRY}) until the scheduler acknowledges its uuid; only then is the next one sent.
+ * Every change is written to the task's checkpoint file before the call that made it returns, so an
+ * executor told ACKNOWLEDGED, or a scheduler whose ACKNOWLEDGE was answered, never has it undone by
+ * a crash.
+ *
+ * <p>A terminal status releases the task's lease in the ledger at once; the row stays until the
+ * scheduler has acknowledged every update (then it moves to a bounded in-memory list of completed
+ * tasks, for {@code /state} and reconciliation).
+ *
+ * <p>Never calls the {@link StatusForwarder} or the ledger's listeners with its lock held.
+ */
+public final class TaskBook implements StatusSink, AutoCloseable {
+  private static final Logger log = LoggerFactory.getLogger(TaskBook.class);
+
+  /** Mesos's STATUS_UPDATE_RETRY_INTERVAL_MAX. */
+  public static final Duration MAX_RETRY = Duration.ofMinutes(10);
+
+  /** The label every forwarded status carries: the task's devices, comma-separated. */
+  public static final String DEVICES_LABEL = "acceld.io/devices";
+
+  /** How many completed tasks stay visible after their last update was acknowledged. */
+  static final int COMPLETED_KEPT = 1000;
+
+  private final DeviceLedger ledger;
+  private final Clock clock;
+  private final Duration firstRetry;
+  private final TaskCheckpoint checkpoint;
+  private final ScheduledExecutorService sender =
+      Executors.newSingleThreadScheduledExecutor(new NamedThreads("acceld-mesos-status"));
+  private final Object lock = new Object();
+
+  @GuardedBy("lock")
+  private final Map<Holder.MesosTask, TaskEntry> entries = new LinkedHashMap<>();
+
+  @GuardedBy("lock")
+  private final Deque<TaskView> completed = new ArrayDeque<>();
+
+  private volatile StatusForwarder forwarder = StatusForwarder.NONE;
+
+  private TaskBook(DeviceLedger ledger, Clock clock, Duration firstRetry, Path dir) {
+    this.ledger = Objects.requireNonNull(ledger, "ledger");
+    this.clock = Objects.requireNonNull(clock, "clock");
+    if (firstRetry.isNegative() || firstRetry.isZero()) {
+      throw new IllegalArgumentException("the status update retry must be positive: " + firstRetry);
+    }
+    this.firstRetry = firstRetry.compareTo(MAX_RETRY) > 0 ? MAX_RETRY : firstRetry;
+    this.checkpoint = new TaskCheckpoint(dir);
+  }
+
+  /**
+   * Opens the book kept under {@code dir} (created 0700 if missing) and restores every task and
+   * every unacknowledged update from it. Restored heads are sent once a forwarder is attached (and
+   * again when their framework subscribes).
+   *
+   * @param statusRetry the first resend interval of an unacknowledged update (Mesos: 10 s)
+   */
+  public static TaskBook open(Path dir, DeviceLedger ledger, Clock clock, Duration statusRetry)
+      throws IOException {
+    Path tasksDir =
+        AtomicFiles.createDirectories(dir.resolve("tasks"), AtomicFiles.DIRECTORY_OWNER_ONLY);
+    TaskBook book = new TaskBook(ledger, clock, statusRetry, tasksDir);
+    book.restore();
+    return book;
+  }
+
+  private void restore() throws IOException {
+    synchronized (lock) {
+      for (TaskCheckpoint.Row row : checkpoint.readAll()) {
+        TaskEntry e =
+            new TaskEntry(
+                row.framework(),
+                row.task(),
+                row.executor(),
+                row.deviceIds(),
+                row.latest(),
+                backoff());
+        e.pending.addAll(row.pending());
+        entries.put(e.holder(), e);
+      }
+      log.info("Restored {} Mesos task(s) from the task book", entries.size());
+    }
+  }
+
+  /**
+   * Sends updates through {@code next} from now on; the master attaches itself when it is built.
+   * Every restored head is sent at once.
+   */
+  public void attach(StatusForwarder next) {
+    forwarder = Objects.requireNonNull(next, "forwarder");
+    List<Holder.MesosTask> heads = new ArrayList<>();
+    synchronized (lock) {
+      entries.forEach(
+          (k, e) -> {
+            if (!e.pending.isEmpty()) {
+              heads.add(k);
+            }
+          });
+    }
+    heads.forEach(k -> sendNow(k));
+  }
+
+  /**
+   * Adds a task the master has leased devices for, in TASK_STAGING, before the executor side sees
+   * it. Returns once it is checkpointed.
+   *
+   * @param executor the executor it will run under (the task's ID for a command task)
+   */
+  public void record(FrameworkInfo framework, LaunchedTask launched, ExecutorID executor)
+      throws IOException {
+    TaskStatus staging =
+        TaskStatus.newBuilder()
+            .setTaskId(launched.task().getTaskId())
+            .setState(TaskState.TASK_STAGING)
+            .setAgentId(launched.task().getAgentId())
+            .setExecutorId(executor)
+            .setTimestamp(now())
+            .build();
+    TaskEntry e =
+        new TaskEntry(
+            framework, launched.task(), executor, launched.deviceIds(), staging, backoff());
+    synchronized (lock) {
+      checkpoint.write(e);
+      entries.put(e.holder(), e);
+    }
+  }
+
+  /**
+   * {@inheritDoc}
+   *
+   * <p>A status for a task the book does not know (its framework was torn down and the row is gone,
+   * or it was never launched here) is logged and dropped.
+   *
+   * @throws UncheckedIOException when the checkpoint cannot be written: the caller must then not
+   *     acknowledge the update to its executor, which will send it again
+   */
+  @Override
+  public void update(FrameworkID framework, TaskStatus status) {
+    Holder.MesosTask key =
+        new Holder.MesosTask(framework.getValue(), status.getTaskId().getValue());
+    boolean sendHead = false;
+    boolean released = false;
+    synchronized (lock) {
+      TaskEntry e = entries.get(key);
+      if (e == null) {
+        log.warn(
+            "Dropped {} for task {} of framework {}, which this node does not know",
+            status.getState(),
+            ClientText.quote(key.taskId()),
+            ClientText.quote(key.frameworkId()));
+        return;
+      }
+      if (e.isTerminal()) {
+        // Mesos's status update manager also refuses to move a task out of a terminal state.
+        log.warn(
+            "Dropped {} for task {}: it already ended {}",
+            status.getState(),
+            ClientText.quote(key.name()),
+            e.latest.getState());
+        return;
+      }
+      TaskStatus stamped = stamp(e, status);
+      e.latest = stamped;
+      if (!e.orphaned) {
+        e.pending.add(stamped);
+        sendHead = e.pending.size() == 1;
+      }
+      try {
+        if (e.orphaned && e.isTerminal()) {
+          retire(key, e);
+        } else {
+          checkpoint.write(e);
+        }
+      } catch (IOException ex) {
+        throw new UncheckedIOException("could not checkpoint the status of task " + key.name(), ex);
+      }
+      if (e.isTerminal()) {
+        ledger.release(key);
+        released = true;
+      }
+    }
+    if (released) {
+      forwarder.released(key);
+    }
+    if (sendHead) {
+      sendNow(key);
+    }
+  }
+
+  /**
+   * The status as it goes up: this agent, the executor, the devices and a time always filled in.
+   */
+  private TaskStatus stamp(TaskEntry e, TaskStatus status) {
+    TaskStatus.Builder b = status.toBuilder();
+    if (!b.hasUuid() || b.getUuid().isEmpty()) {
+      b.setUuid(randomUuid());
+    }
+    b.setAgentId(e.task.getAgentId());
+    if (!b.hasExecutorId()) {
+      b.setExecutorId(e.executor);
+    }
+    if (!b.hasTimestamp()) {
+      b.setTimestamp(now());
+    }
+    Labels.Builder labels = Labels.newBuilder();
+    for (Label l : status.getLabels().getLabelsList()) {
+      if (!l.getKey().equals(DEVICES_LABEL)) {
+        labels.addLabels(l);
+      }
+    }
+    labels.addLabels(
+        Label.newBuilder().setKey(DEVICES_LABEL).setValue(String.join(",", e.deviceIds)));
+    return b.setLabels(labels).build();
+  }
+
+  /**
+   * The scheduler's ACKNOWLEDGE of {@code uuid}: when it is the task's head, the head is dropped
+   * (checkpointed before this returns) and the next update is sent.
+   *
+   * @return false when no such update is outstanding (an old or duplicate acknowledgement, or one
+   *     of an update the master made up): Mesos ignores those too
+   */
+  public boolean acknowledge(FrameworkID framework, TaskID task, ByteString uuid) {
+    Holder.MesosTask key = new Holder.MesosTask(framework.getValue(), task.getValue());
+    boolean next;
+    synchronized (lock) {
+      TaskEntry e = entries.get(key);
+      if (e == null || e.pending.isEmpty() || !e.pending.peekFirst().getUuid().equals(uuid)) {
+        return false;
+      }
+      e.pending.removeFirst();
+      e.cancelRetry();
+      e.backoff.reset();
+      try {
+        if (e.pending.isEmpty() && e.isTerminal()) {
+          retire(key, e);
+        } else {
+          checkpoint.write(e);
+        }
+      } catch (IOException ex) {
+        // The acknowledgement is lost; the head is resent and acknowledged again.
+        e.pending.addFirst(e.latest);
+        throw new UncheckedIOException("could not checkpoint the acknowledgement of " + key, ex);
+      }
+      next = !e.pending.isEmpty();
+    }
+    if (next) {
+      sendNow(key);
+    }
+    return true;
+  }
+
+  /** A framework (re)subscribed: send each of its tasks' outstanding head now. */
+  public void resendUnacknowledged(FrameworkID framework) {
+    List<Holder.MesosTask> heads = new ArrayList<>();
+    synchronized (lock) {
+      entries.forEach(
+          (k, e) -> {
+            if (k.frameworkId().equals(framework.getValue()) && !e.pending.isEmpty()) {
+              e.cancelRetry();
+              e.backoff.reset();
+              heads.add(k);
+            }
+          });
+    }
+    heads.forEach(k -> sendNow(k));
+  }
+
+  /**
+   * The framework was torn down: its unacknowledged updates are dropped, rows of ended tasks go,
+   * and rows of running tasks stay (holding their devices) until the executor side reports them
+   * ended.
+   */
+  public void removeFramework(FrameworkID framework) {
+    synchronized (lock) {
+      for (Map.Entry<Holder.MesosTask, TaskEntry> en : new ArrayList<>(entries.entrySet())) {
+        if (!en.getKey().frameworkId().equals(framework.getValue())) {
+          continue;
+        }
+        TaskEntry e = en.getValue();
+        e.orphaned = true;
+        e.pending.clear();
+        e.cancelRetry();
+        try {
+          if (e.isTerminal()) {
+            retire(en.getKey(), e);
+          } else {
+            checkpoint.write(e);
+          }
+        } catch (IOException ex) {
+          log.error("Could not checkpoint the teardown of task {}", en.getKey().name(), ex);
+        }
+      }
+    }
+  }
+
+  /**
+   * After the executor side recovered: every task it does not know is reported gone (its process
+   * did not survive the restart), and every Mesos lease in the ledger that no live task of the book
+   * explains is released, so a crash between leasing and checkpointing frees its devices.
+   *
+   * <p>Frameworks that are PARTITION_AWARE get TASK_GONE, the others TASK_LOST: the task is known
+   * not to run any more, which is what TASK_GONE says, but Mesos sends the partition-aware states
+   * only to frameworks that asked for them, and TASK_LOST is what the others understand.
+   */
+  public void afterRecovery(Set<Holder.MesosTask> knownToContainers) {
+    List<TaskView> lost = new ArrayList<>();
+    synchronized (lock) {
+      for (Map.Entry<Holder.MesosTask, TaskEntry> en : entries.entrySet()) {
+        if (!en.getValue().isTerminal() && !knownToContainers.contains(en.getKey())) {
+          lost.add(en.getValue().view());
+        }
+      }
+    }
+    for (TaskView t : lost) {
+      boolean partitionAware =
+          t.framework().getCapabilitiesList().stream()
+              .anyMatch(c -> c.getType() == FrameworkInfo.Capability.Type.PARTITION_AWARE);
+      log.warn("Task {} did not survive the agent's restart", ClientText.quote(t.holder().name()));
+      update(
+          t.framework().getId(),
+          TaskStatus.newBuilder()
+              .setTaskId(t.task().getTaskId())
+              .setState(partitionAware ? TaskState.TASK_GONE : TaskState.TASK_LOST)
+              .setSource(TaskStatus.Source.SOURCE_AGENT)
+              .setReason(TaskStatus.Reason.REASON_AGENT_RESTARTED)
+              .setMessage("The agent restarted and the task's process did not survive")
+              .build());
+    }
+    Set<Holder.MesosTask> stale = new LinkedHashSet<>();
+    synchronized (lock) {
+      for (Lease l : ledger.current().leases()) {
+        if (l.holder() instanceof Holder.MesosTask m) {
+          TaskEntry e = entries.get(m);
+          if (e == null || e.isTerminal()) {
+            stale.add(m);
+          }
+        }
+      }
+    }
+    for (Holder.MesosTask m : stale) {
+      log.info("Released the devices of {}, which is not running", m.describe());
+      ledger.release(m);
+    }
+  }
+
+  @Override
+  public void messageFromExecutor(FrameworkID framework, ExecutorID executor, ByteString data) {
+    forwarder.message(framework, executor, data);
+  }
+
+  /** A task the book has, running or recently completed. */
+  public Optional<TaskView> task(FrameworkID framework, TaskID task) {
+    Holder.MesosTask key = new Holder.MesosTask(framework.getValue(), task.getValue());
+    synchronized (lock) {
+      TaskEntry e = entries.get(key);
+      if (e != null) {
+        return Optional.of(e.view());
+      }
+      for (TaskView done : completed) {
+        if (done.holder().equals(key)) {
+          return Optional.of(done);
+        }
+      }
+      return Optional.empty();
+    }
+  }
+
+  /** Every task with a row: running, or ended with updates not yet acknowledged. */
+  public List<TaskView> tasks() {
+    synchronized (lock) {
+      return entries.values().stream().map(TaskEntry::view).toList();
+    }
+  }
+
+  /** Tasks that ended and whose every update was acknowledged, newest last. */
+  public List<TaskView> completed() {
+    synchronized (lock) {
+      return List.copyOf(completed);
+    }
+  }
+
+  @GuardedBy("lock")
+  private void retire(Holder.MesosTask key, TaskEntry e) throws IOException {
+    checkpoint.delete(e);
+    entries.remove(key);
+    e.cancelRetry();
+    completed.addLast(e.view());
+    while (completed.size() > COMPLETED_KEPT) {
+      completed.removeFirst();
+    }
+  }
+
+  /** Sends the head of {@code key}'s stream on the sender thread and schedules its resend. */
+  private void sendNow(Holder.MesosTask key) {
+    try {
+      sender.execute(() -> deliverHead(key));
+    } catch (RejectedExecutionException e) {
+      // closed
+    }
+  }
+
+  private void deliverHead(Holder.MesosTask key) {
+    TaskStatus head;
+    FrameworkID framework;
+    synchronized (lock) {
+      TaskEntry e = entries.get(key);
+      if (e == null || e.pending.isEmpty()) {
+        return;
+      }
+      head = e.pending.peekFirst();
+      framework = e.framework.getId();
+      e.cancelRetry();
+      Duration wait = e.backoff.next();
+      try {
+        e.retry = sender.schedule(() -> deliverHead(key), wait.toNanos(), TimeUnit.NANOSECONDS);
+      } catch (RejectedExecutionException closed) {
+        return;
+      }
+    }
+    try {
+      forwarder.forward(framework, head);
+    } catch (RuntimeException ex) {
+      log.error("Forwarding the status of {} failed", key.name(), ex);
+    }
+  }
+
+  private Backoff backoff() {
+    return new Backoff(firstRetry, MAX_RETRY);
+  }
+
+  private double now() {
+    return clock.millis() / 1000.0;
+  }
+
+  static ByteString randomUuid() {
+    UUID u = UUID.randomUUID();
+    ByteBuffer b = ByteBuffer.allocate(16);
+    b.putLong(u.getMostSignificantBits()).putLong(u.getLeastSignificantBits());
+    return ByteString.copyFrom(b.array());
+  }
+
+  /** Stops resending; the rows stay on disk for the next start. */
+  @Override
+  public void close() {
+    sender.shutdownNow();
+  }
+}

@@ -1,0 +1,130 @@
+package io.acceld.mesos.tasks;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.databind.node.ArrayNode;
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import com.google.protobuf.InvalidProtocolBufferException;
+import io.acceld.proto.mesos.v1.ExecutorID;
+import io.acceld.proto.mesos.v1.FrameworkInfo;
+import io.acceld.proto.mesos.v1.TaskInfo;
+import io.acceld.proto.mesos.v1.TaskStatus;
+import io.acceld.util.AtomicFiles;
+import java.io.IOException;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.security.MessageDigest;
+import java.security.NoSuchAlgorithmException;
+import java.util.ArrayList;
+import java.util.Base64;
+import java.util.HexFormat;
+import java.util.List;
+
+/**
+ * One task's row on disk: a small JSON file per task, so an update rewrites one task and not the
+ * whole table. Protobuf values are kept as base64 of their binary form, which round-trips every
+ * field exactly (including ones this version does not know).
+ */
+final class TaskCheckpoint {
+  static final int FORMAT = 1;
+
+  /** What a file holds, before it becomes an entry. */
+  record Row(
+      FrameworkInfo framework,
+      TaskInfo task,
+      ExecutorID executor,
+      List<String> deviceIds,
+      TaskStatus latest,
+      List<TaskStatus> pending) {}
+
+  private final Path dir;
+  private final ObjectMapper json = new ObjectMapper();
+
+  TaskCheckpoint(Path dir) {
+    this.dir = dir;
+  }
+
+  /**
+   * The file of one task. Named by a digest of the framework and task IDs: they are client text of
+   * any length and alphabet, so they never become a file name themselves.
+   */
+  Path fileOf(String frameworkId, String taskId) {
+    try {
+      byte[] digest =
+          MessageDigest.getInstance("SHA-256")
+              .digest((frameworkId + "\n" + taskId).getBytes(StandardCharsets.UTF_8));
+      return dir.resolve("task-" + HexFormat.of().formatHex(digest, 0, 16) + ".json");
+    } catch (NoSuchAlgorithmException e) {
+      throw new IllegalStateException("SHA-256 is required of every JVM", e);
+    }
+  }
+
+  void write(TaskEntry e) throws IOException {
+    ObjectNode root = json.createObjectNode();
+    root.put("format", FORMAT);
+    root.put("framework", encode(e.framework.toByteArray()));
+    root.put("task", encode(e.task.toByteArray()));
+    root.put("executor_id", e.executor.getValue());
+    ArrayNode devices = root.putArray("devices");
+    e.deviceIds.forEach(devices::add);
+    root.put("latest", encode(e.latest.toByteArray()));
+    ArrayNode pending = root.putArray("pending");
+    e.pending.forEach(s -> pending.add(encode(s.toByteArray())));
+    AtomicFiles.write(
+        fileOf(e.framework.getId().getValue(), e.task.getTaskId().getValue()),
+        json.writeValueAsBytes(root),
+        AtomicFiles.OWNER_ONLY);
+  }
+
+  void delete(TaskEntry e) throws IOException {
+    Files.deleteIfExists(fileOf(e.framework.getId().getValue(), e.task.getTaskId().getValue()));
+  }
+
+  /** Every row in the directory; a file that cannot be read is named in the exception. */
+  List<Row> readAll() throws IOException {
+    List<Row> rows = new ArrayList<>();
+    try (var files = Files.list(dir)) {
+      for (Path file : files.sorted().toList()) {
+        String name = file.getFileName().toString();
+        if (AtomicFiles.isTemporary(file) || !name.startsWith("task-") || !name.endsWith(".json")) {
+          continue;
+        }
+        rows.add(read(file));
+      }
+    }
+    return rows;
+  }
+
+  private Row read(Path file) throws IOException {
+    try {
+      JsonNode root = json.readTree(file.toFile());
+      if (root == null || root.path("format").asInt() != FORMAT) {
+        throw new IOException("unknown task checkpoint format in " + file);
+      }
+      List<String> devices = new ArrayList<>();
+      root.path("devices").forEach(d -> devices.add(d.asText()));
+      List<TaskStatus> pending = new ArrayList<>();
+      for (JsonNode s : root.path("pending")) {
+        pending.add(TaskStatus.parseFrom(decode(s)));
+      }
+      return new Row(
+          FrameworkInfo.parseFrom(decode(root.path("framework"))),
+          TaskInfo.parseFrom(decode(root.path("task"))),
+          ExecutorID.newBuilder().setValue(root.path("executor_id").asText()).build(),
+          devices,
+          TaskStatus.parseFrom(decode(root.path("latest"))),
+          pending);
+    } catch (InvalidProtocolBufferException | IllegalArgumentException e) {
+      throw new IOException("the task checkpoint " + file + " is damaged: " + e.getMessage(), e);
+    }
+  }
+
+  private static String encode(byte[] bytes) {
+    return Base64.getEncoder().encodeToString(bytes);
+  }
+
+  private static byte[] decode(JsonNode node) {
+    return Base64.getDecoder().decode(node.asText());
+  }
+}

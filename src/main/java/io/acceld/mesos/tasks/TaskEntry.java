@@ -1,0 +1,67 @@
+package io.acceld.mesos.tasks;
+
+import io.acceld.ledger.Holder;
+import io.acceld.proto.mesos.v1.ExecutorID;
+import io.acceld.proto.mesos.v1.FrameworkInfo;
+import io.acceld.proto.mesos.v1.TaskInfo;
+import io.acceld.proto.mesos.v1.TaskStatus;
+import io.acceld.util.Backoff;
+import java.util.ArrayDeque;
+import java.util.Deque;
+import java.util.List;
+import java.util.concurrent.ScheduledFuture;
+
+/**
+ * One task's row in the book and its status-update stream. Mutable, and only ever touched with the
+ * book's lock held.
+ */
+final class TaskEntry {
+  final FrameworkInfo framework;
+  final TaskInfo task;
+  final ExecutorID executor;
+  final List<String> deviceIds;
+  TaskStatus latest;
+
+  /** Statuses the scheduler has not acknowledged, oldest (the one outstanding) first. */
+  final Deque<TaskStatus> pending = new ArrayDeque<>();
+
+  final Backoff backoff;
+  ScheduledFuture<?> retry;
+
+  /** The framework was torn down: nothing more goes up, the row goes once the task ends. */
+  boolean orphaned;
+
+  TaskEntry(
+      FrameworkInfo framework,
+      TaskInfo task,
+      ExecutorID executor,
+      List<String> deviceIds,
+      TaskStatus latest,
+      Backoff backoff) {
+    this.framework = framework;
+    this.task = task;
+    this.executor = executor;
+    this.deviceIds = List.copyOf(deviceIds);
+    this.latest = latest;
+    this.backoff = backoff;
+  }
+
+  Holder.MesosTask holder() {
+    return new Holder.MesosTask(framework.getId().getValue(), task.getTaskId().getValue());
+  }
+
+  boolean isTerminal() {
+    return TaskStates.isTerminal(latest.getState());
+  }
+
+  TaskView view() {
+    return new TaskView(framework, task, executor, deviceIds, latest, pending.size());
+  }
+
+  void cancelRetry() {
+    if (retry != null) {
+      retry.cancel(false);
+      retry = null;
+    }
+  }
+}

@@ -1,0 +1,283 @@
+package io.acceld.mesos.tasks;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import com.google.protobuf.ByteString;
+import io.acceld.allocation.RuntimeSpec;
+import io.acceld.inventory.Inventory;
+import io.acceld.inventory.InventoryDiff;
+import io.acceld.inventory.ReplicaId;
+import io.acceld.ledger.DeviceLedger;
+import io.acceld.ledger.Holder;
+import io.acceld.ledger.Lease;
+import io.acceld.proto.mesos.v1.AgentID;
+import io.acceld.proto.mesos.v1.CommandInfo;
+import io.acceld.proto.mesos.v1.ExecutorID;
+import io.acceld.proto.mesos.v1.FrameworkID;
+import io.acceld.proto.mesos.v1.FrameworkInfo;
+import io.acceld.proto.mesos.v1.Label;
+import io.acceld.proto.mesos.v1.TaskID;
+import io.acceld.proto.mesos.v1.TaskInfo;
+import io.acceld.proto.mesos.v1.TaskState;
+import io.acceld.proto.mesos.v1.TaskStatus;
+import io.acceld.testing.Eventually;
+import io.acceld.testing.MutableClock;
+import io.acceld.testing.TestDevices;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.attribute.PosixFilePermissions;
+import java.time.Duration;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.concurrent.CopyOnWriteArrayList;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+class TaskBookTest {
+  static final String GPU0 = TestDevices.uuid(0);
+  static final String GPU1 = TestDevices.uuid(1);
+  static final FrameworkID FW = FrameworkID.newBuilder().setValue("m-0000").build();
+  static final AgentID AGENT = AgentID.newBuilder().setValue("m-S0").build();
+  static final Duration RETRY = Duration.ofMillis(60);
+
+  @TempDir Path dir;
+  final MutableClock clock = new MutableClock();
+  final DeviceLedger ledger = DeviceLedger.inMemory(clock);
+  final RecordingForwarder forwarder = new RecordingForwarder();
+  TaskBook book;
+
+  /** Records what the book forwards, as the master's subscription would receive it. */
+  static final class RecordingForwarder implements StatusForwarder {
+    final List<TaskStatus> forwarded = new CopyOnWriteArrayList<>();
+    final List<Holder.MesosTask> released = new CopyOnWriteArrayList<>();
+
+    @Override
+    public boolean forward(FrameworkID framework, TaskStatus status) {
+      forwarded.add(status);
+      return true;
+    }
+
+    @Override
+    public void message(FrameworkID framework, ExecutorID executor, ByteString data) {}
+
+    @Override
+    public void released(Holder.MesosTask task) {
+      released.add(task);
+    }
+
+    long count(TaskState state) {
+      return forwarded.stream().filter(s -> s.getState() == state).count();
+    }
+  }
+
+  @BeforeEach
+  void open() throws Exception {
+    Inventory inv =
+        TestDevices.inventory(List.of(TestDevices.nvidia(0, 0), TestDevices.nvidia(1, 0)));
+    ledger.onChange(inv, InventoryDiff.between(Inventory.EMPTY, inv));
+    book = TaskBook.open(dir, ledger, clock, RETRY);
+    book.attach(forwarder);
+  }
+
+  @AfterEach
+  void close() {
+    book.close();
+    ledger.close();
+  }
+
+  static FrameworkInfo framework(FrameworkInfo.Capability.Type... caps) {
+    FrameworkInfo.Builder b = FrameworkInfo.newBuilder().setUser("u").setName("fw").setId(FW);
+    for (FrameworkInfo.Capability.Type c : caps) {
+      b.addCapabilities(FrameworkInfo.Capability.newBuilder().setType(c));
+    }
+    return b.build();
+  }
+
+  static TaskInfo task(String id) {
+    return TaskInfo.newBuilder()
+        .setName(id)
+        .setTaskId(TaskID.newBuilder().setValue(id))
+        .setAgentId(AGENT)
+        .setCommand(CommandInfo.newBuilder().setValue("true"))
+        .build();
+  }
+
+  /** Leases the devices as the master does, then records the task. */
+  void launch(FrameworkInfo fw, String id, String... devices) throws Exception {
+    if (devices.length > 0) {
+      assertThat(
+              ledger
+                  .lease(
+                      new Holder.MesosTask(FW.getValue(), id),
+                      java.util.Arrays.stream(devices).map(ReplicaId::whole).toList(),
+                      "test")
+                  .granted())
+          .isTrue();
+    }
+    book.record(
+        fw,
+        new LaunchedTask(
+            task(id), List.of(devices), new RuntimeSpec(Map.of(), List.of(), List.of(), List.of())),
+        ExecutorID.newBuilder().setValue(id).build());
+  }
+
+  static TaskStatus status(String task, TaskState state, int n) {
+    return TaskStatus.newBuilder()
+        .setTaskId(TaskID.newBuilder().setValue(task))
+        .setState(state)
+        .setSource(TaskStatus.Source.SOURCE_EXECUTOR)
+        .setUuid(
+            ByteString.copyFrom(
+                new byte[] {1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, (byte) n}))
+        .build();
+  }
+
+  static TaskID id(String task) {
+    return TaskID.newBuilder().setValue(task).build();
+  }
+
+  @Test
+  void theHeadIsResentUntilAcknowledgedAndOnlyThenTheNextIsSent() throws Exception {
+    launch(framework(), "t1", GPU0);
+    book.update(FW, status("t1", TaskState.TASK_STARTING, 1));
+    book.update(FW, status("t1", TaskState.TASK_RUNNING, 2));
+
+    Eventually.await("STARTING resent", () -> forwarder.count(TaskState.TASK_STARTING) >= 3);
+    assertThat(forwarder.count(TaskState.TASK_RUNNING)).as("FIFO: only the head").isZero();
+
+    assertThat(book.acknowledge(FW, id("t1"), status("t1", TaskState.TASK_RUNNING, 2).getUuid()))
+        .as("not the head")
+        .isFalse();
+    assertThat(book.acknowledge(FW, id("t1"), status("t1", TaskState.TASK_STARTING, 1).getUuid()))
+        .isTrue();
+    Eventually.await("RUNNING sent", () -> forwarder.count(TaskState.TASK_RUNNING) >= 1);
+    long starting = forwarder.count(TaskState.TASK_STARTING);
+    assertThat(book.acknowledge(FW, id("t1"), status("t1", TaskState.TASK_RUNNING, 2).getUuid()))
+        .isTrue();
+    int after = forwarder.forwarded.size();
+    // Nothing is outstanding: no resend within several retry intervals (awaited as "stays so").
+    Thread.sleep(RETRY.multipliedBy(4).toMillis());
+    assertThat(forwarder.forwarded).hasSize(after);
+    assertThat(forwarder.count(TaskState.TASK_STARTING)).isEqualTo(starting);
+  }
+
+  @Test
+  void everyForwardedStatusNamesTheAgentTheExecutorAndTheDevices() throws Exception {
+    launch(framework(), "t1", GPU0, GPU1);
+    book.update(FW, status("t1", TaskState.TASK_RUNNING, 1).toBuilder().clearExecutorId().build());
+
+    Eventually.await("forwarded", () -> !forwarder.forwarded.isEmpty());
+    TaskStatus sent = forwarder.forwarded.get(0);
+    assertThat(sent.getAgentId()).isEqualTo(AGENT);
+    assertThat(sent.getExecutorId().getValue()).isEqualTo("t1");
+    assertThat(sent.getLabels().getLabelsList())
+        .containsExactly(
+            Label.newBuilder().setKey(TaskBook.DEVICES_LABEL).setValue(GPU0 + "," + GPU1).build());
+  }
+
+  @Test
+  void aTerminalStatusReleasesTheLeaseAtOnce() throws Exception {
+    launch(framework(), "t1", GPU0);
+    book.update(FW, status("t1", TaskState.TASK_RUNNING, 1));
+    assertThat(ledger.current().isLeased(GPU0)).isTrue();
+
+    book.update(FW, status("t1", TaskState.TASK_FINISHED, 2));
+
+    assertThat(ledger.current().isLeased(GPU0)).as("released before update returned").isFalse();
+    assertThat(forwarder.released).containsExactly(new Holder.MesosTask(FW.getValue(), "t1"));
+    assertThat(book.task(FW, id("t1")).orElseThrow().state()).isEqualTo(TaskState.TASK_FINISHED);
+  }
+
+  @Test
+  void unacknowledgedUpdatesSurviveAReopenAndAreResentInOrder() throws Exception {
+    launch(framework(), "t1", GPU0);
+    book.update(FW, status("t1", TaskState.TASK_STARTING, 1));
+    book.update(FW, status("t1", TaskState.TASK_RUNNING, 2));
+    // What update() returned after is on disk already: a second book reads it without a close.
+    try (TaskBook other = TaskBook.open(dir, ledger, clock, RETRY)) {
+      assertThat(other.task(FW, id("t1")).orElseThrow().unacknowledged()).isEqualTo(2);
+    }
+    book.close();
+
+    RecordingForwarder after = new RecordingForwarder();
+    book = TaskBook.open(dir, ledger, clock, RETRY);
+    book.attach(after);
+
+    Eventually.await("head resent", () -> after.count(TaskState.TASK_STARTING) >= 1);
+    assertThat(after.count(TaskState.TASK_RUNNING)).isZero();
+    book.acknowledge(FW, id("t1"), status("t1", TaskState.TASK_STARTING, 1).getUuid());
+    Eventually.await("next sent", () -> after.count(TaskState.TASK_RUNNING) >= 1);
+    assertThat(book.task(FW, id("t1")).orElseThrow().deviceIds()).containsExactly(GPU0);
+  }
+
+  @Test
+  void theCheckpointIsOnlyTheOwnersWhateverTheUmask() throws Exception {
+    launch(framework(), "t1", GPU0);
+    try (var files = Files.list(dir.resolve("tasks"))) {
+      for (Path f : files.toList()) {
+        assertThat(PosixFilePermissions.toString(Files.getPosixFilePermissions(f)))
+            .isEqualTo("rw-------");
+      }
+    }
+    assertThat(PosixFilePermissions.toString(Files.getPosixFilePermissions(dir.resolve("tasks"))))
+        .isEqualTo("rwx------");
+  }
+
+  @Test
+  void afterRecoveryTasksTheContainersLostAreReportedAndOnlyLiveLeasesStay() throws Exception {
+    launch(framework(), "alive", GPU0);
+    launch(framework(), "dead", GPU1);
+    book.update(FW, status("alive", TaskState.TASK_RUNNING, 1));
+    book.update(FW, status("dead", TaskState.TASK_RUNNING, 2));
+    book.acknowledge(FW, id("alive"), status("alive", TaskState.TASK_RUNNING, 1).getUuid());
+    book.acknowledge(FW, id("dead"), status("dead", TaskState.TASK_RUNNING, 2).getUuid());
+    // A lease the book cannot explain: the agent died between leasing and recording.
+    ledger.release(new Holder.MesosTask(FW.getValue(), "dead"));
+    ledger.lease(
+        new Holder.MesosTask(FW.getValue(), "never-recorded"), List.of(ReplicaId.whole(GPU1)), "t");
+    book.close();
+
+    book = TaskBook.open(dir, ledger, clock, RETRY);
+    book.attach(forwarder);
+    book.afterRecovery(Set.of(new Holder.MesosTask(FW.getValue(), "alive")));
+
+    TaskView dead = book.task(FW, id("dead")).orElseThrow();
+    assertThat(dead.state()).isEqualTo(TaskState.TASK_LOST);
+    assertThat(dead.latest().getReason()).isEqualTo(TaskStatus.Reason.REASON_AGENT_RESTARTED);
+    assertThat(book.task(FW, id("alive")).orElseThrow().state()).isEqualTo(TaskState.TASK_RUNNING);
+    assertThat(ledger.current().leases())
+        .extracting(Lease::holder)
+        .containsExactly(new Holder.MesosTask(FW.getValue(), "alive"));
+    Eventually.await("LOST forwarded", () -> forwarder.count(TaskState.TASK_LOST) >= 1);
+  }
+
+  @Test
+  void aPartitionAwareFrameworkIsToldItsLostTaskIsGone() throws Exception {
+    launch(framework(FrameworkInfo.Capability.Type.PARTITION_AWARE), "t1", GPU0);
+
+    book.afterRecovery(Set.of());
+
+    assertThat(book.task(FW, id("t1")).orElseThrow().state()).isEqualTo(TaskState.TASK_GONE);
+    assertThat(ledger.current().isLeased(GPU0)).isFalse();
+  }
+
+  @Test
+  void aTornDownFrameworksUpdatesStopButItsRunningTaskKeepsItsDevicesUntilItEnds()
+      throws Exception {
+    launch(framework(), "t1", GPU0);
+    book.update(FW, status("t1", TaskState.TASK_RUNNING, 1));
+    book.removeFramework(FW);
+    assertThat(ledger.current().isLeased(GPU0)).isTrue();
+
+    book.update(FW, status("t1", TaskState.TASK_KILLED, 2));
+
+    assertThat(ledger.current().isLeased(GPU0)).isFalse();
+    assertThat(book.tasks()).isEmpty();
+    try (var files = Files.list(dir.resolve("tasks"))) {
+      assertThat(files.toList()).isEmpty();
+    }
+  }
+}
