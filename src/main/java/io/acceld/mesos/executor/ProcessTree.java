@@ -71,26 +71,33 @@ final class ProcessTree {
     return child.filter(p -> !p.isAlive()).map(Process::exitValue);
   }
 
-  /** SIGTERM to the whole tree: the group, and descendants that left it. */
+  /**
+   * SIGTERM to the whole tree: the group, and descendants that left it. If the wrapper has not yet
+   * started the command, there is nothing to be graceful to, and a SIGTERM could even be lost (sent
+   * before the group exists, or caught by the wrapper before it forks): the tree is killed at once.
+   */
   void terminate() {
-    signal(Signals.SIGTERM);
-  }
-
-  /** SIGKILL to the whole tree, whatever is left of it. */
-  void kill() {
-    signal(Signals.SIGKILL);
-  }
-
-  private void signal(int signal) {
-    // Snapshot the descendants first: once signalled, re-parented ones are out of reach by tree.
-    List<ProcessHandle> descendants = leader.isAlive() ? leader.descendants().toList() : List.of();
-    signals.signalGroup(leader.pid(), signal);
-    for (ProcessHandle child : descendants) {
-      if (signal == Signals.SIGKILL) {
-        child.destroyForcibly();
-      } else {
-        child.destroy();
-      }
+    List<ProcessHandle> descendants = descendants();
+    if (descendants.isEmpty()) {
+      kill();
+      return;
     }
+    signals.signalGroup(leader.pid(), Signals.SIGTERM);
+    descendants.forEach(ProcessHandle::destroy);
+  }
+
+  /** SIGKILL to the whole tree, whatever is left of it, the leader included. */
+  void kill() {
+    List<ProcessHandle> descendants = descendants();
+    signals.signalGroup(leader.pid(), Signals.SIGKILL);
+    if (leader.isAlive()) {
+      leader.destroyForcibly(); // before it made its group, the group signal missed it
+    }
+    descendants.forEach(ProcessHandle::destroyForcibly);
+  }
+
+  /** Snapshot first: once signalled, re-parented ones are out of reach by tree. */
+  private List<ProcessHandle> descendants() {
+    return leader.isAlive() ? leader.descendants().toList() : List.of();
   }
 }
