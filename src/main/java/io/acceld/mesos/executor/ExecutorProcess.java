@@ -205,6 +205,7 @@ final class ExecutorProcess {
       if (!gone) {
         tree = started;
         sandbox = box;
+        state = State.REGISTERING; // from now on it may subscribe, however fast it is
       }
     }
     if (gone || !checkpoint()) {
