@@ -1,0 +1,46 @@
+package io.acceld.mesos.executor;
+
+import io.acceld.proto.mesos.v1.AgentInfo;
+import io.acceld.proto.mesos.v1.ExecutorInfo;
+import io.acceld.proto.mesos.v1.FrameworkInfo;
+import io.acceld.proto.mesos.v1.TaskInfo;
+import java.nio.file.Path;
+import java.time.Instant;
+import java.util.List;
+import java.util.Objects;
+import java.util.Optional;
+
+/**
+ * What the agent must know about a container to find it again after a restart: whose it is, its
+ * tasks, and its process by pid and start time.
+ *
+ * @param containerId the agent's own ID for the container (also its sandbox's name)
+ * @param executor the custom executor; empty for a command task (one task, the built-in executor)
+ * @param tasks the container's tasks as launched
+ * @param startTime the process's start time, so a reused pid is not taken for it; {@link
+ *     Instant#EPOCH} if the system did not say (such a process is never re-attached)
+ */
+record ContainerRecord(
+    String containerId,
+    FrameworkInfo framework,
+    AgentInfo agent,
+    Optional<ExecutorInfo> executor,
+    List<TaskInfo> tasks,
+    long pid,
+    Instant startTime,
+    Path sandbox) {
+  ContainerRecord {
+    Objects.requireNonNull(containerId, "containerId");
+    Objects.requireNonNull(framework, "framework");
+    Objects.requireNonNull(agent, "agent");
+    Objects.requireNonNull(executor, "executor");
+    tasks = List.copyOf(tasks);
+    Objects.requireNonNull(startTime, "startTime");
+    Objects.requireNonNull(sandbox, "sandbox");
+  }
+
+  ContainerRecord withTasks(List<TaskInfo> tasks) {
+    return new ContainerRecord(
+        containerId, framework, agent, executor, tasks, pid, startTime, sandbox);
+  }
+}

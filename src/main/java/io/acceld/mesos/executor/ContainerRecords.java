@@ -1,0 +1,148 @@
+package io.acceld.mesos.executor;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import com.google.protobuf.InvalidProtocolBufferException;
+import com.google.protobuf.MessageLite;
+import io.acceld.proto.mesos.v1.AgentInfo;
+import io.acceld.proto.mesos.v1.ExecutorInfo;
+import io.acceld.proto.mesos.v1.FrameworkInfo;
+import io.acceld.proto.mesos.v1.TaskInfo;
+import io.acceld.util.AtomicFiles;
+import java.io.IOException;
+import java.nio.file.DirectoryStream;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.StandardCopyOption;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.Base64;
+import java.util.List;
+import java.util.Optional;
+import java.util.regex.Pattern;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The containers' checkpoint: one file per container, {@code <containerId>.json}, written with
+ * {@link AtomicFiles} (owner-only, durable) before the container's task is reported running, and
+ * removed once its last task's terminal status is recorded. Separate from the sandboxes, which the
+ * tasks can write: a task must not be able to forge which pid the agent signals.
+ *
+ * <p>The protobuf values (FrameworkInfo, AgentInfo, ExecutorInfo, TaskInfo) are stored as their
+ * base64 binary encoding, which round-trips exactly, unknown fields included.
+ */
+final class ContainerRecords {
+  private static final Logger log = LoggerFactory.getLogger(ContainerRecords.class);
+  static final int FORMAT = 1;
+  private static final String SUFFIX = ".json";
+
+  /** The container IDs the agent makes: UUIDs. Anything else in the directory is not ours. */
+  private static final Pattern CONTAINER_ID = Pattern.compile("[0-9a-f-]{36}");
+
+  private static final ObjectMapper JSON = new ObjectMapper();
+
+  private final Path dir;
+
+  ContainerRecords(Path dir) throws IOException {
+    this.dir = AtomicFiles.createDirectories(dir, AtomicFiles.DIRECTORY_OWNER_ONLY);
+  }
+
+  void write(ContainerRecord record) throws IOException {
+    ObjectNode root = JSON.createObjectNode();
+    root.put("format", FORMAT);
+    root.put("container", record.containerId());
+    root.put("framework", encode(record.framework()));
+    root.put("agent", encode(record.agent()));
+    record.executor().ifPresent(e -> root.put("executor", encode(e)));
+    var tasks = root.putArray("tasks");
+    record.tasks().forEach(t -> tasks.add(encode(t)));
+    root.put("pid", record.pid());
+    root.put("start_time", record.startTime().toString());
+    root.put("sandbox", record.sandbox().toString());
+    AtomicFiles.write(
+        file(record.containerId()), JSON.writeValueAsBytes(root), AtomicFiles.OWNER_ONLY);
+  }
+
+  void delete(String containerId) throws IOException {
+    Files.deleteIfExists(file(containerId));
+  }
+
+  /**
+   * Every record in the directory. One that cannot be read is moved aside ({@code .unusable}) and
+   * logged, and the rest are still recovered: one bad file must not keep every other task from
+   * being re-attached.
+   */
+  List<ContainerRecord> readAll() throws IOException {
+    List<ContainerRecord> records = new ArrayList<>();
+    try (DirectoryStream<Path> files = Files.newDirectoryStream(dir, "*" + SUFFIX)) {
+      for (Path file : files) {
+        if (AtomicFiles.isTemporary(file)) {
+          continue;
+        }
+        try {
+          records.add(read(file));
+        } catch (IOException | RuntimeException e) {
+          Path aside = file.resolveSibling(file.getFileName() + ".unusable");
+          log.error("Container record {} is unusable ({}); moved to {}", file, e, aside);
+          Files.move(file, aside, StandardCopyOption.REPLACE_EXISTING);
+        }
+      }
+    }
+    return records;
+  }
+
+  private ContainerRecord read(Path file) throws IOException {
+    JsonNode root = JSON.readTree(Files.readAllBytes(file));
+    int format = root.path("format").asInt(-1);
+    if (format != FORMAT) {
+      throw new IOException("format " + format + ", this agent reads " + FORMAT);
+    }
+    String id = text(root, "container");
+    if (!CONTAINER_ID.matcher(id).matches() || !file.getFileName().toString().equals(id + SUFFIX)) {
+      throw new IOException("container ID " + id + " does not match the file name");
+    }
+    List<TaskInfo> tasks = new ArrayList<>();
+    for (JsonNode t : root.path("tasks")) {
+      tasks.add(TaskInfo.parseFrom(decode(t.asText())));
+    }
+    Optional<ExecutorInfo> executor =
+        root.has("executor")
+            ? Optional.of(ExecutorInfo.parseFrom(decode(text(root, "executor"))))
+            : Optional.empty();
+    return new ContainerRecord(
+        id,
+        FrameworkInfo.parseFrom(decode(text(root, "framework"))),
+        AgentInfo.parseFrom(decode(text(root, "agent"))),
+        executor,
+        tasks,
+        root.path("pid").asLong(-1),
+        Instant.parse(text(root, "start_time")),
+        Path.of(text(root, "sandbox")));
+  }
+
+  private Path file(String containerId) {
+    return dir.resolve(containerId + SUFFIX);
+  }
+
+  private static String text(JsonNode root, String key) throws IOException {
+    JsonNode v = root.get(key);
+    if (v == null || !v.isTextual()) {
+      throw new IOException("'" + key + "' is missing or not a string");
+    }
+    return v.asText();
+  }
+
+  private static String encode(MessageLite message) {
+    return Base64.getEncoder().encodeToString(message.toByteArray());
+  }
+
+  private static byte[] decode(String base64) throws InvalidProtocolBufferException {
+    try {
+      return Base64.getDecoder().decode(base64);
+    } catch (IllegalArgumentException e) {
+      throw new InvalidProtocolBufferException("not base64: " + e.getMessage());
+    }
+  }
+}

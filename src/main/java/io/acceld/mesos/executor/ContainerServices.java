@@ -1,0 +1,46 @@
+package io.acceld.mesos.executor;
+
+import io.acceld.mesos.tasks.StatusSink;
+import io.acceld.proto.mesos.v1.FrameworkID;
+import io.acceld.proto.mesos.v1.TaskStatus;
+import java.nio.file.Path;
+import java.util.concurrent.ScheduledExecutorService;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * What every container needs from the agent: where statuses go, the threads timers and process
+ * exits run on, the checkpoint, and how processes are started.
+ *
+ * @param work the containers' named threads: launches, exits, kill escalations, heartbeats
+ * @param sandboxes the directory sandboxes are created in
+ */
+record ContainerServices(
+    StatusSink sink,
+    Statuses statuses,
+    ScheduledExecutorService work,
+    ContainerRecords records,
+    Path sandboxes,
+    CommandLine commandLine,
+    Spawner spawner,
+    ExecutorEnvironment environment,
+    ContainerSettings settings) {
+  private static final Logger log = LoggerFactory.getLogger(ContainerServices.class);
+
+  /**
+   * Hands a status to the sink. A sink that fails (its checkpoint could not be written) is logged
+   * and does not stop the container's own bookkeeping: the scheduler then learns the truth by
+   * reconciliation.
+   */
+  void report(FrameworkID framework, TaskStatus status) {
+    try {
+      sink.update(framework, status);
+    } catch (RuntimeException e) {
+      log.error(
+          "Could not record {} of task {}: {}",
+          status.getState(),
+          io.acceld.util.ClientText.quote(status.getTaskId().getValue()),
+          e.toString());
+    }
+  }
+}

@@ -1,0 +1,480 @@
+package io.acceld.mesos.executor;
+
+import com.google.protobuf.ByteString;
+import io.acceld.config.HostPort;
+import io.acceld.ledger.Holder;
+import io.acceld.mesos.http.ExecutorEndpoint;
+import io.acceld.mesos.http.Reply;
+import io.acceld.mesos.tasks.Launch;
+import io.acceld.mesos.tasks.LaunchedTask;
+import io.acceld.mesos.tasks.StatusSink;
+import io.acceld.mesos.tasks.TaskLauncher;
+import io.acceld.proto.mesos.v1.AgentInfo;
+import io.acceld.proto.mesos.v1.ExecutorID;
+import io.acceld.proto.mesos.v1.ExecutorInfo;
+import io.acceld.proto.mesos.v1.FrameworkID;
+import io.acceld.proto.mesos.v1.FrameworkInfo;
+import io.acceld.proto.mesos.v1.KillPolicy;
+import io.acceld.proto.mesos.v1.TaskID;
+import io.acceld.proto.mesos.v1.TaskInfo;
+import io.acceld.proto.mesos.v1.TaskState;
+import io.acceld.proto.mesos.v1.TaskStatus;
+import io.acceld.proto.mesos.v1.executor.Call;
+import io.acceld.util.AtomicFiles;
+import io.acceld.util.ClientText;
+import io.acceld.util.GuardedBy;
+import io.acceld.util.NamedThreads;
+import java.io.IOException;
+import java.nio.file.Path;
+import java.time.Clock;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.HashSet;
+import java.util.LinkedHashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.Set;
+import java.util.UUID;
+import java.util.concurrent.ScheduledThreadPoolExecutor;
+import java.util.concurrent.TimeUnit;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * This agent's containers: command tasks under the built-in command executor ({@link
+ * CommandTaskRunner}), custom executors ({@link ExecutorProcess}) and the executor API they
+ * subscribe to ({@link ExecutorSessions}), checkpointed so that {@link #recover()} finds them again
+ * after the agent was restarted or killed.
+ *
+ * <p>Layout under the directory it is given (the bridge's, {@code <state-dir>/mesos}): {@code
+ * containers/<id>.json} (the records) and {@code sandboxes/<id>/} (each container's working
+ * directory, stdout and stderr), both owner-only.
+ *
+ * <p>{@link #close()} stops the agent's side only: the processes keep running, as tasks do when a
+ * Mesos agent restarts, and the next {@link #recover()} re-attaches to them.
+ */
+public final class Containers implements TaskLauncher, ExecutorEndpoint, AutoCloseable {
+  private static final Logger log = LoggerFactory.getLogger(Containers.class);
+  static final String RECORDS = "containers";
+  static final String SANDBOXES = "sandboxes";
+
+  private final ContainerServices services;
+  private final ScheduledThreadPoolExecutor work;
+  private final ExecutorSessions sessions;
+  private final Signals signals;
+  private final Object lock = new Object();
+
+  @GuardedBy("lock")
+  private final Map<TaskKey, CommandTaskRunner> commandTasks = new HashMap<>();
+
+  @GuardedBy("lock")
+  private final Map<ExecutorKey, ExecutorProcess> executors = new HashMap<>();
+
+  @GuardedBy("lock")
+  private boolean recovered;
+
+  private Containers(
+      ContainerServices services,
+      ScheduledThreadPoolExecutor work,
+      Signals signals,
+      StatusSink sink) {
+    this.services = services;
+    this.work = work;
+    this.signals = signals;
+    this.sessions = new ExecutorSessions(new Directory(), sink);
+  }
+
+  /** With Mesos's defaults for everything but the registration timeout. */
+  public static Containers open(
+      Path dir, HostPort agentAddress, StatusSink sink, Duration registrationTimeout, Clock clock)
+      throws IOException {
+    return open(dir, ContainerSettings.defaults(agentAddress, registrationTimeout), sink, clock);
+  }
+
+  /**
+   * Opens the containers kept under {@code dir}; {@link #recover()} must run before it serves.
+   *
+   * @throws IOException if the directories cannot be created
+   */
+  public static Containers open(Path dir, ContainerSettings settings, StatusSink sink, Clock clock)
+      throws IOException {
+    AtomicFiles.createDirectories(dir, AtomicFiles.DIRECTORY_OWNER_ONLY);
+    Path sandboxes =
+        AtomicFiles.createDirectories(dir.resolve(SANDBOXES), AtomicFiles.DIRECTORY_OWNER_ONLY);
+    ContainerRecords records = new ContainerRecords(dir.resolve(RECORDS));
+    ScheduledThreadPoolExecutor work =
+        new ScheduledThreadPoolExecutor(2, new NamedThreads("mesos-containers"));
+    work.setRemoveOnCancelPolicy(true);
+    Signals signals = Signals.load();
+    CommandLine commandLine = new CommandLine(settings.setsid(), settings.shell());
+    ExecutorEnvironment environment =
+        new ExecutorEnvironment(
+            settings.agentAddress(),
+            System.getenv(),
+            settings.recoveryTimeout(),
+            settings.subscriptionBackoffMax());
+    ContainerServices services =
+        new ContainerServices(
+            sink,
+            new Statuses(clock),
+            work,
+            records,
+            sandboxes,
+            commandLine,
+            new Spawner(commandLine, signals),
+            environment,
+            settings);
+    return new Containers(services, work, signals, sink);
+  }
+
+  /**
+   * Finds the containers of the previous run: live processes (same pid, same start time) are
+   * re-attached and their exits reported as usual; dead ones are reported now, from the exit status
+   * their wrapper recorded when there is one, else TASK_FAILED with REASON_AGENT_RESTARTED. Until
+   * it returns, the executor API answers 503.
+   *
+   * @return every task the records name, running or just reported
+   */
+  public Set<Holder.MesosTask> recover() throws IOException {
+    Set<Holder.MesosTask> known = new LinkedHashSet<>();
+    for (ContainerRecord record : services.records().readAll()) {
+      for (TaskInfo t : record.tasks()) {
+        known.add(TaskKey.of(record.framework().getId(), t.getTaskId()).holder());
+      }
+      Optional<ProcessTree> alive = ProcessTree.attach(record.pid(), record.startTime(), signals);
+      Sandbox sandbox = new Sandbox(record.sandbox());
+      if (record.executor().isPresent()) {
+        recoverExecutor(record, alive, sandbox);
+      } else {
+        recoverCommandTask(record, alive, sandbox);
+      }
+    }
+    synchronized (lock) {
+      recovered = true;
+    }
+    log.info("Recovered {} Mesos task(s) from the containers' checkpoint", known.size());
+    return known;
+  }
+
+  private void recoverCommandTask(
+      ContainerRecord record, Optional<ProcessTree> alive, Sandbox sandbox) throws IOException {
+    if (record.tasks().size() != 1) {
+      log.warn(
+          "Command container {} names {} tasks; skipped",
+          record.containerId(),
+          record.tasks().size());
+      services.records().delete(record.containerId());
+      return;
+    }
+    TaskInfo task = record.tasks().get(0);
+    TaskKey key = TaskKey.of(record.framework().getId(), task.getTaskId());
+    CommandTaskRunner runner =
+        new CommandTaskRunner(
+            services,
+            record.framework(),
+            record.agent(),
+            task,
+            record.containerId(),
+            c -> forget(key, c));
+    if (alive.isPresent()) {
+      synchronized (lock) {
+        commandTasks.put(key, runner);
+      }
+      runner.attach(alive.get(), sandbox);
+      return;
+    }
+    ExitDescription exit = new ExitDescription(sandbox.exitStatus());
+    TaskStatus.Builder status =
+        services
+            .statuses()
+            .status(
+                task.getTaskId(),
+                TaskState.TASK_FAILED,
+                runner.executorId(),
+                record.agent().getId(),
+                TaskStatus.Source.SOURCE_EXECUTOR,
+                record.containerId(),
+                record.pid());
+    if (exit.status().isPresent()) {
+      status
+          .setState(exit.succeeded() ? TaskState.TASK_FINISHED : TaskState.TASK_FAILED)
+          .setMessage(exit.message(Optional.empty()) + " while the agent was down");
+    } else {
+      status
+          .setReason(TaskStatus.Reason.REASON_AGENT_RESTARTED)
+          .setMessage(
+              "The task's process was gone after the agent restarted, without an exit status");
+    }
+    services.report(record.framework().getId(), status.build());
+    services.records().delete(record.containerId());
+  }
+
+  private void recoverExecutor(ContainerRecord record, Optional<ProcessTree> alive, Sandbox sandbox)
+      throws IOException {
+    ExecutorInfo info = record.executor().orElseThrow();
+    ExecutorKey key = ExecutorKey.of(record.framework().getId(), info.getExecutorId());
+    if (alive.isPresent()) {
+      ExecutorProcess executor =
+          new ExecutorProcess(
+              services,
+              record.framework(),
+              record.agent(),
+              info,
+              record.containerId(),
+              c -> forget(key, c));
+      synchronized (lock) {
+        executors.put(key, executor);
+      }
+      executor.attach(alive.get(), sandbox, record.tasks());
+      return;
+    }
+    for (TaskInfo t : record.tasks()) {
+      services.report(
+          record.framework().getId(),
+          services
+              .statuses()
+              .status(
+                  t.getTaskId(),
+                  TaskState.TASK_FAILED,
+                  info.getExecutorId(),
+                  record.agent().getId(),
+                  TaskStatus.Source.SOURCE_AGENT,
+                  record.containerId(),
+                  record.pid())
+              .setReason(TaskStatus.Reason.REASON_AGENT_RESTARTED)
+              .setMessage("The task's executor was gone after the agent restarted")
+              .build());
+    }
+    services.records().delete(record.containerId());
+  }
+
+  @Override
+  public void launch(Launch launch) {
+    FrameworkInfo framework = launch.framework();
+    if (launch.executor().isEmpty()) {
+      for (LaunchedTask t : launch.tasks()) {
+        launchCommandTask(framework, launch.agent(), t);
+      }
+      return;
+    }
+    ExecutorInfo info = launch.executor().get();
+    ExecutorKey key = ExecutorKey.of(framework.getId(), info.getExecutorId());
+    List<TaskInfo> tasks = launch.tasks().stream().map(LaunchedTask::task).toList();
+    ExecutorProcess executor;
+    boolean fresh = false;
+    synchronized (lock) {
+      executor = executors.get(key);
+      if (executor == null) {
+        executor =
+            new ExecutorProcess(
+                services, framework, launch.agent(), info, newContainerId(), c -> forget(key, c));
+        executors.put(key, executor);
+        fresh = true;
+      }
+    }
+    if (!executor.enqueue(tasks, launch.group())) {
+      for (TaskInfo t : tasks) {
+        services.report(
+            framework.getId(),
+            services
+                .statuses()
+                .status(
+                    t.getTaskId(),
+                    TaskState.TASK_FAILED,
+                    info.getExecutorId(),
+                    launch.agent().getId(),
+                    TaskStatus.Source.SOURCE_AGENT,
+                    "",
+                    0)
+                .setReason(TaskStatus.Reason.REASON_EXECUTOR_TERMINATED)
+                .setMessage("The executor is shutting down and takes no more tasks")
+                .clearContainerStatus()
+                .build());
+      }
+      return;
+    }
+    if (fresh) {
+      ExecutorProcess started = executor;
+      var devices = launch.tasks().stream().map(LaunchedTask::runtime).toList();
+      work.execute(() -> started.start(devices));
+    }
+  }
+
+  private void launchCommandTask(FrameworkInfo framework, AgentInfo agent, LaunchedTask launched) {
+    TaskKey key = TaskKey.of(framework.getId(), launched.task().getTaskId());
+    CommandTaskRunner runner =
+        new CommandTaskRunner(
+            services, framework, agent, launched.task(), newContainerId(), c -> forget(key, c));
+    synchronized (lock) {
+      if (commandTasks.containsKey(key)) {
+        log.warn(
+            "Task {} of framework {} is already running; the second launch is ignored",
+            ClientText.quote(key.task()),
+            ClientText.quote(key.framework()));
+        return;
+      }
+      commandTasks.put(key, runner);
+    }
+    work.execute(() -> runner.start(launched.runtime()));
+  }
+
+  @Override
+  public void kill(FrameworkID framework, TaskID task, Optional<KillPolicy> policy) {
+    TaskKey key = TaskKey.of(framework, task);
+    CommandTaskRunner runner;
+    List<ExecutorProcess> holding = new ArrayList<>();
+    synchronized (lock) {
+      runner = commandTasks.get(key);
+      if (runner == null) {
+        for (var e : executors.entrySet()) {
+          if (e.getKey().framework().equals(framework.getValue())
+              && e.getValue().hasTask(task.getValue())) {
+            holding.add(e.getValue());
+          }
+        }
+      }
+    }
+    if (runner != null) {
+      runner.kill(policy);
+    }
+    holding.forEach(e -> e.kill(task, policy));
+  }
+
+  @Override
+  public void shutdownExecutor(FrameworkID framework, ExecutorID executor) {
+    ExecutorProcess process;
+    CommandTaskRunner command;
+    synchronized (lock) {
+      process = executors.get(ExecutorKey.of(framework, executor));
+      // A command task's executor is the built-in one, named after the task.
+      command = commandTasks.get(new TaskKey(framework.getValue(), executor.getValue()));
+    }
+    if (process != null) {
+      process.shutdown();
+    }
+    if (command != null) {
+      command.kill(Optional.empty());
+    }
+  }
+
+  @Override
+  public void shutdownFramework(FrameworkID framework) {
+    List<ExecutorProcess> processes = new ArrayList<>();
+    List<CommandTaskRunner> commands = new ArrayList<>();
+    synchronized (lock) {
+      executors.forEach(
+          (k, v) -> {
+            if (k.framework().equals(framework.getValue())) {
+              processes.add(v);
+            }
+          });
+      commandTasks.forEach(
+          (k, v) -> {
+            if (k.framework().equals(framework.getValue())) {
+              commands.add(v);
+            }
+          });
+    }
+    processes.forEach(ExecutorProcess::shutdown);
+    commands.forEach(c -> c.kill(Optional.empty()));
+  }
+
+  @Override
+  public boolean message(FrameworkID framework, ExecutorID executor, ByteString data) {
+    ExecutorProcess process;
+    synchronized (lock) {
+      process = executors.get(ExecutorKey.of(framework, executor));
+    }
+    return process != null && process.message(data);
+  }
+
+  /** Custom executors only: the built-in command executor is no executor a framework can reuse. */
+  @Override
+  public List<ExecutorID> executorsOf(FrameworkID framework) {
+    List<ExecutorID> ids = new ArrayList<>();
+    synchronized (lock) {
+      executors.forEach(
+          (k, v) -> {
+            if (k.framework().equals(framework.getValue())
+                && v.state() != ExecutorProcess.State.TERMINATED) {
+              ids.add(v.info().getExecutorId());
+            }
+          });
+    }
+    return ids;
+  }
+
+  @Override
+  public boolean recovering() {
+    return sessions.recovering();
+  }
+
+  @Override
+  public Reply subscribe(Call call) {
+    return sessions.subscribe(call);
+  }
+
+  @Override
+  public Reply handle(Call call) {
+    return sessions.handle(call);
+  }
+
+  /**
+   * Stops the agent's threads and leaves every process running (the next {@link #recover()} finds
+   * them). Open executor streams end as the HTTP server closes.
+   */
+  @Override
+  public void close() {
+    work.shutdownNow();
+    try {
+      work.awaitTermination(5, TimeUnit.SECONDS);
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+    }
+  }
+
+  private void forget(TaskKey key, CommandTaskRunner ended) {
+    synchronized (lock) {
+      commandTasks.remove(key, ended);
+    }
+  }
+
+  private void forget(ExecutorKey key, ExecutorProcess ended) {
+    synchronized (lock) {
+      executors.remove(key, ended);
+    }
+  }
+
+  private static String newContainerId() {
+    return UUID.randomUUID().toString();
+  }
+
+  /** The table, as the executor API sees it. */
+  private final class Directory implements ExecutorSessions.Directory {
+    @Override
+    public boolean recovering() {
+      synchronized (lock) {
+        return !recovered;
+      }
+    }
+
+    @Override
+    public boolean knowsFramework(String frameworkId) {
+      synchronized (lock) {
+        Set<String> frameworks = new HashSet<>();
+        executors.keySet().forEach(k -> frameworks.add(k.framework()));
+        commandTasks.keySet().forEach(k -> frameworks.add(k.framework()));
+        return frameworks.contains(frameworkId);
+      }
+    }
+
+    @Override
+    public Optional<ExecutorProcess> executor(ExecutorKey key) {
+      synchronized (lock) {
+        return Optional.ofNullable(executors.get(key));
+      }
+    }
+  }
+}

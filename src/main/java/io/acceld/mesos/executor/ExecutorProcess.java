@@ -1,0 +1,627 @@
+package io.acceld.mesos.executor;
+
+import com.google.protobuf.ByteString;
+import io.acceld.allocation.RuntimeSpec;
+import io.acceld.mesos.http.EventStream;
+import io.acceld.proto.mesos.v1.AgentInfo;
+import io.acceld.proto.mesos.v1.ContainerID;
+import io.acceld.proto.mesos.v1.ExecutorInfo;
+import io.acceld.proto.mesos.v1.FrameworkInfo;
+import io.acceld.proto.mesos.v1.KillPolicy;
+import io.acceld.proto.mesos.v1.TaskGroupInfo;
+import io.acceld.proto.mesos.v1.TaskID;
+import io.acceld.proto.mesos.v1.TaskInfo;
+import io.acceld.proto.mesos.v1.TaskState;
+import io.acceld.proto.mesos.v1.TaskStatus;
+import io.acceld.proto.mesos.v1.executor.Event;
+import io.acceld.util.ClientText;
+import io.acceld.util.GuardedBy;
+import java.io.IOException;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.HashSet;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.Set;
+import java.util.concurrent.ScheduledFuture;
+import java.util.concurrent.TimeUnit;
+import java.util.function.Consumer;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * One custom executor ({@code ExecutorInfo.command}) of a framework: its process, its subscription
+ * and the tasks it runs. It is spawned with the executor environment (§2.4), must SUBSCRIBE within
+ * the registration timeout, then gets SUBSCRIBED and its queued tasks as LAUNCH or LAUNCH_GROUP,
+ * later KILL, MESSAGE, ACKNOWLEDGED, SHUTDOWN and HEARTBEAT. The executor reports its tasks'
+ * statuses itself; the agent speaks for them (SOURCE_AGENT) only when the executor cannot: it never
+ * subscribed, it died, or it was shut down.
+ */
+final class ExecutorProcess {
+  private static final Logger log = LoggerFactory.getLogger(ExecutorProcess.class);
+
+  enum State {
+    LAUNCHING,
+    REGISTERING,
+    SUBSCRIBED,
+    TERMINATING,
+    TERMINATED
+  }
+
+  /** Why the agent destroyed the executor, which decides what its tasks are told. */
+  private enum Ending {
+    EXITED,
+    REGISTRATION_TIMEOUT,
+    SHUTDOWN
+  }
+
+  private final ContainerServices services;
+  private final FrameworkInfo framework;
+  private final AgentInfo agent;
+  private final ExecutorInfo info;
+  private final String containerId;
+  private final Consumer<ExecutorProcess> onEnd;
+
+  @GuardedBy("this")
+  private State state = State.LAUNCHING;
+
+  @GuardedBy("this")
+  private Ending ending = Ending.EXITED;
+
+  @GuardedBy("this")
+  private EventStream stream;
+
+  /** LAUNCH and LAUNCH_GROUP events not yet delivered, in order. */
+  @GuardedBy("this")
+  private final List<Event> queue = new ArrayList<>();
+
+  /** Every task not known to be terminal, queued or delivered. */
+  @GuardedBy("this")
+  private final Map<String, TaskInfo> tasks = new LinkedHashMap<>();
+
+  /** Tasks the executor has sent at least one update for (no longer "staging"). */
+  @GuardedBy("this")
+  private final Set<String> updated = new HashSet<>();
+
+  @GuardedBy("this")
+  private boolean everHadTask;
+
+  @GuardedBy("this")
+  private ProcessTree tree;
+
+  @GuardedBy("this")
+  private Sandbox sandbox;
+
+  @GuardedBy("this")
+  private ScheduledFuture<?> registrationTimer;
+
+  @GuardedBy("this")
+  private ScheduledFuture<?> heartbeat;
+
+  @GuardedBy("this")
+  private ScheduledFuture<?> destroyTimer;
+
+  ExecutorProcess(
+      ContainerServices services,
+      FrameworkInfo framework,
+      AgentInfo agent,
+      ExecutorInfo info,
+      String containerId,
+      Consumer<ExecutorProcess> onEnd) {
+    this.services = services;
+    this.framework = framework;
+    this.agent = agent;
+    this.info = info.toBuilder().setFrameworkId(framework.getId()).build();
+    this.containerId = containerId;
+    this.onEnd = onEnd;
+  }
+
+  ExecutorInfo info() {
+    return info;
+  }
+
+  synchronized State state() {
+    return state;
+  }
+
+  synchronized boolean hasTask(String taskId) {
+    return tasks.containsKey(taskId);
+  }
+
+  synchronized List<String> taskIds() {
+    return List.copyOf(tasks.keySet());
+  }
+
+  /**
+   * Queues tasks for the executor (delivered at once if it is subscribed).
+   *
+   * @return false if the executor is going away and takes no more tasks
+   */
+  boolean enqueue(List<TaskInfo> launched, boolean group) {
+    Event event =
+        group
+            ? Event.newBuilder()
+                .setType(Event.Type.LAUNCH_GROUP)
+                .setLaunchGroup(
+                    Event.LaunchGroup.newBuilder()
+                        .setTaskGroup(TaskGroupInfo.newBuilder().addAllTasks(launched)))
+                .build()
+            : null;
+    synchronized (this) {
+      if (state == State.TERMINATING || state == State.TERMINATED) {
+        return false;
+      }
+      everHadTask = true;
+      for (TaskInfo t : launched) {
+        tasks.put(t.getTaskId().getValue(), t);
+      }
+      List<Event> events = new ArrayList<>();
+      if (group) {
+        events.add(event);
+      } else {
+        for (TaskInfo t : launched) {
+          events.add(
+              Event.newBuilder()
+                  .setType(Event.Type.LAUNCH)
+                  .setLaunch(Event.Launch.newBuilder().setTask(t))
+                  .build());
+        }
+      }
+      if (state == State.SUBSCRIBED && stream != null && stream.isOpen()) {
+        events.forEach(stream::send);
+      } else {
+        queue.addAll(events);
+      }
+    }
+    checkpoint();
+    return true;
+  }
+
+  /** Spawns the process; on the containers' threads. */
+  void start(List<RuntimeSpec> devices) {
+    ProcessTree started;
+    Sandbox box;
+    try {
+      if (!info.hasCommand()) {
+        throw new IllegalArgumentException("the ExecutorInfo has no 'command'");
+      }
+      box = Sandbox.create(services.sandboxes(), containerId);
+      List<String> argv = services.commandLine().argv(info.getCommand());
+      Map<String, String> env =
+          services.environment().forExecutor(framework, agent, info, devices, shutdownGrace(), box);
+      started = services.spawner().spawn(argv, env, box);
+    } catch (IOException | IllegalArgumentException e) {
+      failAll(
+          TaskState.TASK_FAILED,
+          TaskStatus.Reason.REASON_CONTAINER_LAUNCH_FAILED,
+          "Failed to launch the executor: " + e.getMessage());
+      return;
+    }
+    boolean gone;
+    synchronized (this) {
+      gone = state != State.LAUNCHING; // shut down while it was being started
+      if (!gone) {
+        tree = started;
+        sandbox = box;
+        state = State.REGISTERING; // from now on it may subscribe, however fast it is
+      }
+    }
+    if (gone || !checkpoint()) {
+      // Killed before it could be recorded: the agent could not find it after a restart.
+      started.kill();
+      if (gone) {
+        return;
+      }
+    }
+    awaitSubscription(started);
+  }
+
+  /** Re-attaches to a surviving executor after a restart: it has to SUBSCRIBE again. */
+  void attach(ProcessTree process, Sandbox box, List<TaskInfo> known) {
+    synchronized (this) {
+      tree = process;
+      sandbox = box;
+      everHadTask = true;
+      known.forEach(t -> tasks.put(t.getTaskId().getValue(), t));
+    }
+    log.info(
+        "Re-attached to executor {} (pid {})",
+        ClientText.quote(info.getExecutorId().getValue()),
+        process.pid());
+    awaitSubscription(process);
+  }
+
+  private void awaitSubscription(ProcessTree process) {
+    Duration timeout = services.settings().registrationTimeout();
+    synchronized (this) {
+      if (state == State.LAUNCHING) {
+        state = State.REGISTERING;
+      }
+      registrationTimer =
+          services
+              .work()
+              .schedule(this::registrationTimedOut, timeout.toNanos(), TimeUnit.NANOSECONDS);
+    }
+    process.onExit().thenRunAsync(this::exited, services.work());
+  }
+
+  /** Whether a SUBSCRIBE may be accepted now: the executor is neither launching nor leaving. */
+  synchronized Optional<String> refusesSubscription() {
+    return switch (state) {
+      case REGISTERING, SUBSCRIBED -> Optional.empty();
+      case LAUNCHING -> Optional.of("Executor is not yet launched");
+      case TERMINATING, TERMINATED -> Optional.of("Executor is terminating");
+    };
+  }
+
+  /**
+   * SUBSCRIBE: the previous stream (if any) is closed; the stream gets SUBSCRIBED, then the queued
+   * tasks; tasks delivered earlier that the executor does not list in {@code unacknowledged_tasks}
+   * and never sent an update for are lost (§2.2).
+   */
+  void subscribed(Set<String> unacknowledgedTasks, EventStream opened) {
+    EventStream previous;
+    List<TaskInfo> lost = new ArrayList<>();
+    boolean idle;
+    synchronized (this) {
+      if (state != State.REGISTERING && state != State.SUBSCRIBED) {
+        opened.close();
+        return;
+      }
+      previous = stream;
+      stream = opened;
+      state = State.SUBSCRIBED;
+      if (registrationTimer != null) {
+        registrationTimer.cancel(false);
+        registrationTimer = null;
+      }
+      Set<String> queued = new HashSet<>();
+      for (Event e : queue) {
+        launchedBy(e).forEach(t -> queued.add(t.getTaskId().getValue()));
+      }
+      for (TaskInfo t : tasks.values()) {
+        String id = t.getTaskId().getValue();
+        if (!queued.contains(id) && !updated.contains(id) && !unacknowledgedTasks.contains(id)) {
+          lost.add(t);
+        }
+      }
+      lost.forEach(t -> tasks.remove(t.getTaskId().getValue()));
+      opened.send(
+          Event.newBuilder()
+              .setType(Event.Type.SUBSCRIBED)
+              .setSubscribed(
+                  Event.Subscribed.newBuilder()
+                      .setExecutorInfo(info)
+                      .setFrameworkInfo(framework)
+                      .setAgentInfo(agent)
+                      .setContainerId(ContainerID.newBuilder().setValue(containerId)))
+              .build());
+      queue.forEach(opened::send);
+      queue.clear();
+      idle = !everHadTask;
+      if (heartbeat != null) {
+        heartbeat.cancel(false);
+      }
+      long interval = services.settings().executorHeartbeat().toNanos();
+      heartbeat =
+          services
+              .work()
+              .scheduleAtFixedRate(
+                  () ->
+                      sendIfOpen(opened, Event.newBuilder().setType(Event.Type.HEARTBEAT).build()),
+                  interval,
+                  interval,
+                  TimeUnit.NANOSECONDS);
+    }
+    opened.onClose(() -> streamClosed(opened));
+    if (previous != null && previous != opened) {
+      previous.close();
+    }
+    TaskState lostState =
+        hasCapability(FrameworkInfo.Capability.Type.PARTITION_AWARE)
+            ? TaskState.TASK_DROPPED
+            : TaskState.TASK_LOST;
+    for (TaskInfo t : lost) {
+      report(
+          agentStatus(t.getTaskId(), lostState)
+              .setReason(TaskStatus.Reason.REASON_AGENT_RESTARTED)
+              .setMessage("The executor re-subscribed without this task: it was never started"));
+    }
+    if (idle) {
+      // An executor that was never given a task has nothing to do here (slave.cpp L5401-5411).
+      shutdown();
+    }
+  }
+
+  private synchronized void streamClosed(EventStream closed) {
+    if (stream == closed) {
+      stream = null;
+      if (heartbeat != null) {
+        heartbeat.cancel(false);
+        heartbeat = null;
+      }
+    }
+  }
+
+  synchronized boolean isSubscribed() {
+    return state == State.SUBSCRIBED;
+  }
+
+  /** The executor sent an update for {@code task} (already validated and recorded by the sink). */
+  synchronized void updated(TaskStatus status) {
+    String id = status.getTaskId().getValue();
+    if (!tasks.containsKey(id)) {
+      return;
+    }
+    updated.add(id);
+    if (Statuses.isTerminal(status.getState())) {
+      tasks.remove(id);
+    }
+  }
+
+  /** ACKNOWLEDGED for an update the sink has checkpointed; dropped if the executor is away. */
+  synchronized void acknowledge(TaskID task, ByteString uuid) {
+    if (stream != null) {
+      stream.send(
+          Event.newBuilder()
+              .setType(Event.Type.ACKNOWLEDGED)
+              .setAcknowledged(Event.Acknowledged.newBuilder().setTaskId(task).setUuid(uuid))
+              .build());
+    }
+  }
+
+  /** A scheduler's MESSAGE; false if the executor is not subscribed. */
+  synchronized boolean message(ByteString data) {
+    if (state != State.SUBSCRIBED || stream == null || !stream.isOpen()) {
+      return false;
+    }
+    return stream.send(
+        Event.newBuilder()
+            .setType(Event.Type.MESSAGE)
+            .setMessage(Event.Message.newBuilder().setData(data))
+            .build());
+  }
+
+  /**
+   * Kills a task: one not yet delivered is dropped here (with its whole group, which runs or dies
+   * as one) and reported TASK_KILLED; a delivered one is the executor's to kill (KILL event).
+   */
+  void kill(TaskID task, Optional<KillPolicy> policy) {
+    List<TaskInfo> dropped = new ArrayList<>();
+    synchronized (this) {
+      String id = task.getValue();
+      if (!tasks.containsKey(id)) {
+        return;
+      }
+      for (var it = queue.iterator(); it.hasNext(); ) {
+        Event e = it.next();
+        List<TaskInfo> launched = launchedBy(e);
+        if (launched.stream().anyMatch(t -> t.getTaskId().getValue().equals(id))) {
+          it.remove();
+          dropped.addAll(launched);
+        }
+      }
+      dropped.forEach(t -> tasks.remove(t.getTaskId().getValue()));
+      if (dropped.isEmpty()) {
+        if (stream == null) {
+          log.info(
+              "Cannot forward KILL of task {}: its executor is not connected",
+              ClientText.quote(id));
+          return;
+        }
+        Event.Kill.Builder kill = Event.Kill.newBuilder().setTaskId(task);
+        policy.ifPresent(kill::setKillPolicy);
+        stream.send(Event.newBuilder().setType(Event.Type.KILL).setKill(kill).build());
+        return;
+      }
+    }
+    for (TaskInfo t : dropped) {
+      report(
+          agentStatus(t.getTaskId(), TaskState.TASK_KILLED)
+              .setReason(TaskStatus.Reason.REASON_TASK_KILLED_DURING_LAUNCH)
+              .setMessage("Killed before it was delivered to its executor"));
+    }
+  }
+
+  /** SHUTDOWN, then destruction after the executor's grace period (at once if not connected). */
+  void shutdown() {
+    boolean now;
+    synchronized (this) {
+      if (state == State.TERMINATING || state == State.TERMINATED) {
+        return;
+      }
+      boolean connected = state == State.SUBSCRIBED && stream != null && stream.isOpen();
+      state = State.TERMINATING;
+      ending = Ending.SHUTDOWN;
+      if (registrationTimer != null) {
+        registrationTimer.cancel(false);
+      }
+      now = !connected || tree == null;
+      if (connected) {
+        stream.send(Event.newBuilder().setType(Event.Type.SHUTDOWN).build());
+        destroyTimer =
+            services
+                .work()
+                .schedule(this::destroy, shutdownGrace().toNanos(), TimeUnit.NANOSECONDS);
+      }
+    }
+    if (now) {
+      destroy();
+    }
+  }
+
+  private void registrationTimedOut() {
+    synchronized (this) {
+      if (state != State.REGISTERING) {
+        return;
+      }
+      state = State.TERMINATING;
+      ending = Ending.REGISTRATION_TIMEOUT;
+    }
+    log.warn(
+        "Executor {} did not subscribe within {}; destroying it",
+        ClientText.quote(info.getExecutorId().getValue()),
+        services.settings().registrationTimeout());
+    destroy();
+  }
+
+  /** SIGKILL to the executor's tree; its exit then reports what is left of its tasks. */
+  private void destroy() {
+    ProcessTree process;
+    synchronized (this) {
+      process = tree;
+    }
+    if (process != null) {
+      process.kill();
+    } else {
+      exited();
+    }
+  }
+
+  private void exited() {
+    List<TaskInfo> orphaned;
+    Ending why;
+    EventStream open;
+    ProcessTree process;
+    synchronized (this) {
+      if (state == State.TERMINATED) {
+        return;
+      }
+      state = State.TERMINATED;
+      why = ending;
+      for (ScheduledFuture<?> timer :
+          new ScheduledFuture<?>[] {registrationTimer, heartbeat, destroyTimer}) {
+        if (timer != null) {
+          timer.cancel(false);
+        }
+      }
+      orphaned = List.copyOf(tasks.values());
+      tasks.clear();
+      queue.clear();
+      open = stream;
+      stream = null;
+      process = tree;
+    }
+    if (process != null) {
+      process.kill(); // whatever the executor left behind
+    }
+    if (open != null) {
+      open.close();
+    }
+    for (TaskInfo t : orphaned) {
+      report(orphanStatus(t.getTaskId(), why));
+    }
+    try {
+      services.records().delete(containerId);
+    } catch (IOException e) {
+      log.warn("Could not remove the record of container {}: {}", containerId, e.toString());
+    }
+    onEnd.accept(this);
+  }
+
+  private TaskStatus.Builder orphanStatus(TaskID task, Ending why) {
+    return switch (why) {
+      case REGISTRATION_TIMEOUT ->
+          agentStatus(task, TaskState.TASK_FAILED)
+              .setReason(TaskStatus.Reason.REASON_EXECUTOR_REGISTRATION_TIMEOUT)
+              .setMessage(
+                  "Executor did not register within "
+                      + ExecutorEnvironment.stoutDuration(
+                          services.settings().registrationTimeout()));
+      case SHUTDOWN ->
+          agentStatus(task, TaskState.TASK_KILLED)
+              .setReason(TaskStatus.Reason.REASON_EXECUTOR_TERMINATED)
+              .setMessage("Executor was shut down");
+      case EXITED ->
+          agentStatus(task, TaskState.TASK_FAILED)
+              .setReason(TaskStatus.Reason.REASON_EXECUTOR_TERMINATED)
+              .setMessage("Executor terminated");
+    };
+  }
+
+  private void failAll(TaskState state, TaskStatus.Reason reason, String message) {
+    List<TaskInfo> all;
+    synchronized (this) {
+      this.state = State.TERMINATED;
+      all = List.copyOf(tasks.values());
+      tasks.clear();
+      queue.clear();
+    }
+    for (TaskInfo t : all) {
+      report(agentStatus(t.getTaskId(), state).setReason(reason).setMessage(message));
+    }
+    onEnd.accept(this);
+  }
+
+  /** Writes the record once the process is known; false if it could not be written. */
+  private boolean checkpoint() {
+    ContainerRecord record;
+    synchronized (this) {
+      if (tree == null || state == State.TERMINATED) {
+        return true;
+      }
+      record =
+          new ContainerRecord(
+              containerId,
+              framework,
+              agent,
+              Optional.of(info),
+              List.copyOf(tasks.values()),
+              tree.pid(),
+              tree.startTime(),
+              sandbox.dir());
+    }
+    try {
+      services.records().write(record);
+      return true;
+    } catch (IOException e) {
+      log.error("Could not checkpoint executor container {}: {}", containerId, e.toString());
+      return false;
+    }
+  }
+
+  private Duration shutdownGrace() {
+    return info.hasShutdownGracePeriod()
+        ? Duration.ofNanos(Math.max(0, info.getShutdownGracePeriod().getNanoseconds()))
+        : services.settings().executorShutdownGrace();
+  }
+
+  private static List<TaskInfo> launchedBy(Event e) {
+    return e.getType() == Event.Type.LAUNCH_GROUP
+        ? e.getLaunchGroup().getTaskGroup().getTasksList()
+        : List.of(e.getLaunch().getTask());
+  }
+
+  private static void sendIfOpen(EventStream s, Event event) {
+    if (s.isOpen()) {
+      s.send(event);
+    }
+  }
+
+  private boolean hasCapability(FrameworkInfo.Capability.Type type) {
+    return framework.getCapabilitiesList().stream().anyMatch(c -> c.getType() == type);
+  }
+
+  private TaskStatus.Builder agentStatus(TaskID task, TaskState state) {
+    long pid;
+    synchronized (this) {
+      pid = tree == null ? 0 : tree.pid();
+    }
+    return services
+        .statuses()
+        .status(
+            task,
+            state,
+            info.getExecutorId(),
+            agent.getId(),
+            TaskStatus.Source.SOURCE_AGENT,
+            containerId,
+            pid);
+  }
+
+  private void report(TaskStatus.Builder status) {
+    services.report(framework.getId(), status.build());
+  }
+}

@@ -1,0 +1,226 @@
+package io.acceld.mesos.executor;
+
+import static io.acceld.mesos.executor.MesosFixtures.*;
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.acceld.ledger.Holder;
+import io.acceld.mesos.http.Reply;
+import io.acceld.proto.mesos.v1.TaskState;
+import io.acceld.proto.mesos.v1.TaskStatus;
+import io.acceld.proto.mesos.v1.executor.Call;
+import io.acceld.proto.mesos.v1.executor.Event;
+import io.acceld.testing.Eventually;
+import io.acceld.testing.MutableClock;
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.Optional;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * An agent killed and started again: the first {@link Containers} is closed without killing
+ * anything (as {@code kill -9} of the agent would leave its tasks), a second one opens the same
+ * directory and recovers.
+ */
+class ContainerRecoveryTest {
+  @TempDir Path dir;
+  final RecordingSink before = new RecordingSink();
+  final RecordingSink after = new RecordingSink();
+  Containers first;
+  Containers second;
+
+  @AfterEach
+  void close() {
+    for (Containers c : new Containers[] {first, second}) {
+      if (c != null) {
+        c.close();
+      }
+    }
+    ProcessHandle.current().descendants().forEach(ProcessHandle::destroyForcibly);
+  }
+
+  Containers open(RecordingSink sink) throws IOException {
+    return Containers.open(dir, AGENT_ADDRESS, sink, Duration.ofMinutes(1), new MutableClock());
+  }
+
+  /** A task that runs until its sandbox has a file named {@code release}. */
+  TaskStatus launchHeldTask(String id) throws IOException {
+    first = open(before);
+    first.recover();
+    first.launch(
+        commandLaunch(
+            task(id, shell("while [ ! -e release ]; do sleep 0.02; done; exit 0")), NO_DEVICES));
+    return before.await(id, TaskState.TASK_RUNNING);
+  }
+
+  @Test
+  void aTaskThatSurvivedIsReattachedAndItsExitReported() throws IOException {
+    TaskStatus running = launchHeldTask("t-live");
+    first.close();
+
+    second = open(after);
+    assertThat(second.recover()).containsExactly(new Holder.MesosTask("fw-1", "t-live"));
+    Files.writeString(sandboxOf(dir, running).resolve("release"), "");
+
+    TaskStatus finished = after.awaitTerminal("t-live");
+    assertThat(finished.getState()).isEqualTo(TaskState.TASK_FINISHED);
+    assertThat(finished.getMessage()).isEqualTo("Command exited with status 0");
+    assertThat(after.statesOf("t-live")).containsExactly(TaskState.TASK_FINISHED);
+    assertThat(before.statesOf("t-live"))
+        .containsExactly(TaskState.TASK_STARTING, TaskState.TASK_RUNNING);
+  }
+
+  @Test
+  void aReattachedTaskCanStillBeKilledWithItsTree() throws IOException {
+    TaskStatus running = launchHeldTask("t-kill");
+    long pid = running.getContainerStatus().getExecutorPid();
+    first.close();
+
+    second = open(after);
+    second.recover();
+    second.kill(FRAMEWORK, CommandTasksTest.taskId("t-kill"), Optional.empty());
+
+    assertThat(after.awaitTerminal("t-kill").getState()).isEqualTo(TaskState.TASK_KILLED);
+    assertThat(ProcessHandle.of(pid).filter(ProcessHandle::isAlive)).isEmpty();
+  }
+
+  @Test
+  void aTaskThatEndedWhileTheAgentWasDownIsReportedFromItsExitStatus() throws IOException {
+    TaskStatus running = launchHeldTask("t-done");
+    long pid = running.getContainerStatus().getExecutorPid();
+    first.close();
+    Files.writeString(sandboxOf(dir, running).resolve("release"), "");
+    Eventually.await(
+        "the task to exit", () -> ProcessHandle.of(pid).filter(ProcessHandle::isAlive).isEmpty());
+
+    second = open(after);
+    assertThat(second.recover()).containsExactly(new Holder.MesosTask("fw-1", "t-done"));
+
+    TaskStatus finished = after.awaitTerminal("t-done");
+    assertThat(finished.getState()).isEqualTo(TaskState.TASK_FINISHED);
+    assertThat(finished.getMessage()).startsWith("Command exited with status 0");
+  }
+
+  @Test
+  void aTaskKilledWhileTheAgentWasDownFailsAsGoneAfterTheRestart() throws IOException {
+    TaskStatus running = launchHeldTask("t-vanished");
+    long pid = running.getContainerStatus().getExecutorPid();
+    first.close();
+    // SIGKILL to the whole group: the wrapper has no chance to record a status.
+    ProcessHandle wrapper = ProcessHandle.of(pid).orElseThrow();
+    var task = wrapper.descendants().toList();
+    wrapper.destroyForcibly();
+    task.forEach(ProcessHandle::destroyForcibly);
+    Eventually.await(
+        "the task to die", () -> ProcessHandle.of(pid).filter(ProcessHandle::isAlive).isEmpty());
+
+    second = open(after);
+    second.recover();
+
+    TaskStatus failed = after.awaitTerminal("t-vanished");
+    assertThat(failed.getState()).isEqualTo(TaskState.TASK_FAILED);
+    assertThat(failed.getReason()).isEqualTo(TaskStatus.Reason.REASON_AGENT_RESTARTED);
+    assertThat(failed.getMessage()).contains("gone after the agent restarted");
+    Eventually.await("the record to be removed", () -> recordCount() == 0);
+  }
+
+  @Test
+  void aReusedPidIsNotMistakenForTheTask() {
+    long mine = ProcessHandle.current().pid();
+    Instant myStart = ProcessHandle.current().info().startInstant().orElseThrow();
+
+    assertThat(ProcessTree.attach(mine, myStart.minusSeconds(1), Signals.load())).isEmpty();
+    assertThat(ProcessTree.attach(mine, myStart, Signals.load())).isPresent();
+  }
+
+  @Test
+  void aSurvivingExecutorIsReattachedAndMayResubscribe() throws IOException {
+    first = open(before);
+    first.recover();
+    first.launch(
+        executorLaunch(
+            executor("exec-1", shell("exec sleep 300")), NO_DEVICES, executorTask("t-1")));
+    Eventually.await("the executor's record", () -> recordCount() == 1);
+    first.close();
+
+    second = open(after);
+    assertThat(second.recover()).containsExactly(new Holder.MesosTask("fw-1", "t-1"));
+    Reply reply =
+        second.subscribe(
+            CustomExecutorsTest.call(Call.Type.SUBSCRIBE)
+                .setSubscribe(
+                    Call.Subscribe.newBuilder().addUnacknowledgedTasks(executorTask("t-1")))
+                .build());
+    RecordingEventStream stream = new RecordingEventStream();
+    ((Reply.Stream) reply).opened().accept(stream);
+
+    assertThat(stream.types()).containsExactly(Event.Type.SUBSCRIBED);
+    assertThat(after.statusesOf("t-1")).isEmpty();
+    assertThat(second.executorsOf(FRAMEWORK)).hasSize(1);
+  }
+
+  @Test
+  void anExecutorGoneDuringTheDowntimeFailsItsTasks() throws IOException {
+    first = open(before);
+    first.recover();
+    first.launch(
+        executorLaunch(
+            executor("exec-1", shell("while [ ! -e stop ]; do sleep 0.02; done")),
+            NO_DEVICES,
+            executorTask("t-1")));
+    Eventually.await("the executor's record", () -> recordCount() == 1);
+    first.close();
+    try (var sandboxes = Files.list(dir.resolve(Containers.SANDBOXES))) {
+      Files.writeString(sandboxes.findFirst().orElseThrow().resolve("stop"), "");
+    }
+    long pid = recordedPid();
+    Eventually.await(
+        "the executor to exit",
+        () -> ProcessHandle.of(pid).filter(ProcessHandle::isAlive).isEmpty());
+
+    second = open(after);
+    second.recover();
+
+    TaskStatus failed = after.awaitTerminal("t-1");
+    assertThat(failed.getState()).isEqualTo(TaskState.TASK_FAILED);
+    assertThat(failed.getReason()).isEqualTo(TaskStatus.Reason.REASON_AGENT_RESTARTED);
+  }
+
+  @Test
+  void anUnreadableRecordIsSetAsideAndTheRestRecovered() throws IOException {
+    launchHeldTask("t-ok");
+    first.close();
+    Files.writeString(
+        dir.resolve(Containers.RECORDS).resolve("00000000-0000-0000-0000-000000000000.json"),
+        "{not json");
+
+    second = open(after);
+    assertThat(second.recover()).containsExactly(new Holder.MesosTask("fw-1", "t-ok"));
+    assertThat(
+            dir.resolve(Containers.RECORDS)
+                .resolve("00000000-0000-0000-0000-000000000000.json.unusable"))
+        .exists();
+  }
+
+  private long recordedPid() throws IOException {
+    try (var files = Files.list(dir.resolve(Containers.RECORDS))) {
+      Path record = files.findFirst().orElseThrow();
+      return new com.fasterxml.jackson.databind.ObjectMapper()
+          .readTree(record.toFile())
+          .get("pid")
+          .asLong();
+    }
+  }
+
+  private long recordCount() {
+    try (var files = Files.list(dir.resolve(Containers.RECORDS))) {
+      return files.filter(p -> p.getFileName().toString().endsWith(".json")).count();
+    } catch (IOException e) {
+      return -1;
+    }
+  }
+}
