@@ -1,7 +1,9 @@
 package io.acceld.agent;
 
+import io.acceld.allocation.RuntimeSpecs;
 import io.acceld.allocation.TopologyAwareChooser;
 import io.acceld.config.AgentConfig;
+import io.acceld.config.ConfigException;
 import io.acceld.config.DcgmModelLabel;
 import io.acceld.config.HostPort;
 import io.acceld.config.Settings;
@@ -13,6 +15,7 @@ import io.acceld.kubelet.podresources.PodResourcesPoller;
 import io.acceld.ledger.DeviceLedger;
 import io.acceld.ledger.Holder;
 import io.acceld.ledger.LedgerStorage;
+import io.acceld.mesos.MesosBridge;
 import io.acceld.metrics.AgentMetrics;
 import io.acceld.metrics.DcgmCollector;
 import io.acceld.metrics.KubeletMetrics;
@@ -58,6 +61,7 @@ public final class AgentDaemon implements AutoCloseable {
   private DeviceLedger ledger;
   private KubeletPublisher kubelet;
   private MetricsServer server;
+  private Optional<MesosBridge> mesos = Optional.empty();
 
   private AgentDaemon() {}
 
@@ -89,14 +93,13 @@ public final class AgentDaemon implements AutoCloseable {
                     keep(
                         new GpuTelemetrySampler(
                             nvml, store::current, config.get(Settings.TELEMETRY_INTERVAL))));
+    String hostname =
+        NodeName.resolve(
+            config.get(Settings.NODE_NAME), config.environment(), config.get(Settings.PROC_ROOT));
     AgentMetrics metrics =
         keep(
             AgentMetrics.builder()
-                .hostname(
-                    NodeName.resolve(
-                        config.get(Settings.NODE_NAME),
-                        config.environment(),
-                        config.get(Settings.PROC_ROOT)))
+                .hostname(hostname)
                 .nvmlCallStats(() -> discovery.nvml().map(n -> n.callStats()))
                 .telemetry(
                     () -> telemetry.map(GpuTelemetrySampler::latest).orElse(TelemetrySample.EMPTY))
@@ -133,6 +136,7 @@ public final class AgentDaemon implements AutoCloseable {
     if (config.get(Settings.FAIL_ON_INIT_ERROR)) {
       failOnInitError(config, discovery, expected.unmet(store.current()));
     }
+    mesos = startMesos(config, hostname, pods, clock);
     kubelet.start();
     telemetry.ifPresent(GpuTelemetrySampler::start);
     pods.start();
@@ -155,6 +159,39 @@ public final class AgentDaemon implements AutoCloseable {
     server.degradedBy(() -> degraded(storage));
     server.notReadyBecause(() -> expected.unmet(store.current()));
     notifySystemd(config);
+  }
+
+  /**
+   * The Mesos bridge, when {@code --mesos-address} is set. It shares the kubelet's device chooser
+   * and runtime specs, so a task gets the devices and environment a pod would, and offers nothing
+   * until the kubelet's leases are known since this start.
+   */
+  private Optional<MesosBridge> startMesos(
+      AgentConfig config, String hostname, PodResourcesPoller pods, Clock clock)
+      throws IOException {
+    Optional<MesosBridge.Options> options;
+    try {
+      options = MesosBridge.Options.from(config, hostname);
+    } catch (IllegalArgumentException e) {
+      throw new ConfigException(e.getMessage(), e);
+    }
+    if (options.isEmpty()) {
+      return Optional.empty();
+    }
+    return Optional.of(
+        keep(
+            MesosBridge.start(
+                options.get(),
+                ledger,
+                new TopologyAwareChooser(),
+                new RuntimeSpecs(config.get(Settings.HOST_DEV_PREFIX), Optional.empty()),
+                pods::settled,
+                clock)));
+  }
+
+  /** The Mesos bridge, when it runs. */
+  public Optional<MesosBridge> mesos() {
+    return mesos;
   }
 
   /** Under systemd ({@code Type=notify}), says READY=1 once every resource is registered. */

@@ -1,0 +1,224 @@
+package io.acceld.mesos;
+
+import io.acceld.allocation.DeviceChooser;
+import io.acceld.allocation.RuntimeSpecs;
+import io.acceld.config.AgentConfig;
+import io.acceld.config.HostPort;
+import io.acceld.config.Settings;
+import io.acceld.ledger.DeviceLedger;
+import io.acceld.ledger.Holder;
+import io.acceld.mesos.executor.Containers;
+import io.acceld.mesos.http.Authenticator;
+import io.acceld.mesos.http.MesosHttpServer;
+import io.acceld.mesos.scheduler.MasterSettings;
+import io.acceld.mesos.scheduler.MesosMaster;
+import io.acceld.mesos.tasks.TaskBook;
+import java.io.IOException;
+import java.net.InetAddress;
+import java.net.UnknownHostException;
+import java.nio.file.Path;
+import java.time.Clock;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Objects;
+import java.util.Optional;
+import java.util.Set;
+import java.util.function.BooleanSupplier;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The Mesos bridge, composed: the task book restored from {@code <state-dir>/mesos}, the HTTP
+ * server bound (answering 503 until recovery is done, as a recovering Mesos master and agent do),
+ * the containers of the previous run re-attached or reported, and then the master, which starts
+ * offering once {@code mayOffer} holds.
+ *
+ * <p>The server is bound before the rest is built because the executor environment and the master's
+ * own info carry the port it really got ({@code --mesos-address 127.0.0.1:0} picks one).
+ */
+public final class MesosBridge implements AutoCloseable {
+  private static final Logger log = LoggerFactory.getLogger(MesosBridge.class);
+
+  private final List<AutoCloseable> parts = new ArrayList<>();
+  private MesosHttpServer server;
+  private MesosMaster master;
+
+  /**
+   * What the bridge needs of the agent's settings.
+   *
+   * @param hostname this node's name, as offers and MasterInfo show it
+   */
+  public record Options(
+      HostPort address,
+      Optional<Authenticator> auth,
+      boolean allowInsecure,
+      Path stateDir,
+      Path procRoot,
+      String hostname,
+      Duration heartbeat,
+      String reserve,
+      boolean filterGpuResources,
+      Duration executorRegistrationTimeout,
+      Duration statusUpdateRetry) {
+    public Options {
+      Objects.requireNonNull(address, "address");
+      Objects.requireNonNull(auth, "auth");
+      Objects.requireNonNull(stateDir, "stateDir");
+      Objects.requireNonNull(procRoot, "procRoot");
+      Objects.requireNonNull(hostname, "hostname");
+    }
+
+    /**
+     * The bridge's options from the agent's config, or empty when {@code --mesos-address} is not
+     * set.
+     *
+     * @throws IllegalArgumentException when {@code --mesos-auth} names a bad file
+     */
+    public static Optional<Options> from(AgentConfig config, String hostname) {
+      return config
+          .get(Settings.MESOS_ADDRESS)
+          .map(
+              address ->
+                  new Options(
+                      address,
+                      Authenticator.fromFlag(config.get(Settings.MESOS_AUTH)),
+                      config.get(Settings.MESOS_ALLOW_INSECURE),
+                      config.get(Settings.STATE_DIR),
+                      config.get(Settings.PROC_ROOT),
+                      hostname,
+                      config.get(Settings.MESOS_HEARTBEAT),
+                      config.get(Settings.MESOS_RESERVE),
+                      config.get(Settings.MESOS_FILTER_GPU_RESOURCES),
+                      config.get(Settings.MESOS_EXECUTOR_REGISTRATION_TIMEOUT),
+                      config.get(Settings.MESOS_STATUS_UPDATE_RETRY)));
+    }
+  }
+
+  private MesosBridge() {}
+
+  /**
+   * Starts the bridge over {@code ledger}.
+   *
+   * @param mayOffer false while offering is unsafe (the kubelet's leases are not yet known)
+   */
+  public static MesosBridge start(
+      Options options,
+      DeviceLedger ledger,
+      DeviceChooser chooser,
+      RuntimeSpecs specs,
+      BooleanSupplier mayOffer,
+      Clock clock)
+      throws IOException {
+    MesosBridge bridge = new MesosBridge();
+    try {
+      bridge.startParts(options, ledger, chooser, specs, mayOffer, clock);
+      return bridge;
+    } catch (IOException | RuntimeException e) {
+      bridge.close();
+      throw e;
+    }
+  }
+
+  private void startParts(
+      Options options,
+      DeviceLedger ledger,
+      DeviceChooser chooser,
+      RuntimeSpecs specs,
+      BooleanSupplier mayOffer,
+      Clock clock)
+      throws IOException {
+    Path dir = options.stateDir().resolve("mesos");
+    TaskBook book = keep(TaskBook.open(dir, ledger, clock, options.statusUpdateRetry()));
+    Recovering endpoints = new Recovering();
+    server =
+        keep(
+            MesosHttpServer.start(
+                options.address(),
+                options.auth(),
+                options.allowInsecure(),
+                endpoints,
+                endpoints,
+                endpoints::stateJson));
+    HostPort advertised = advertised(options.address(), server.port(), options.hostname());
+    Containers containers =
+        keep(Containers.open(dir, advertised, book, options.executorRegistrationTimeout(), clock));
+    Set<Holder.MesosTask> known = containers.recover();
+    master =
+        keep(
+            MesosMaster.open(
+                new MasterSettings(
+                    dir,
+                    options.procRoot(),
+                    dir,
+                    advertised,
+                    options.hostname(),
+                    options.heartbeat(),
+                    options.reserve(),
+                    options.filterGpuResources()),
+                ledger,
+                chooser,
+                specs,
+                book,
+                containers,
+                clock,
+                mayOffer));
+    book.afterRecovery(known);
+    endpoints.serve(master, containers);
+    log.info(
+        "Mesos bridge serving on {} (agent {}, {} task(s) recovered)",
+        advertised,
+        master.agentId().getValue(),
+        known.size());
+  }
+
+  /**
+   * The address schedulers and executors are told to use: the bound one, or for a wildcard bind
+   * this node's address, since {@code 0.0.0.0} reaches nothing from elsewhere.
+   */
+  static HostPort advertised(HostPort bound, int port, String hostname) {
+    String host = bound.host();
+    if (host.equals("0.0.0.0") || host.equals("::") || host.isEmpty()) {
+      try {
+        host = InetAddress.getByName(hostname).getHostAddress();
+      } catch (UnknownHostException e) {
+        log.warn(
+            "Cannot resolve this node's name {} for the Mesos bridge's address; telling"
+                + " executors 127.0.0.1 (give --mesos-address this node's IP instead of {})",
+            hostname,
+            bound.host());
+        host = "127.0.0.1";
+      }
+    }
+    return new HostPort(host, port);
+  }
+
+  public int port() {
+    return server.port();
+  }
+
+  public MesosMaster master() {
+    return master;
+  }
+
+  private <T extends AutoCloseable> T keep(T part) {
+    parts.add(part);
+    return part;
+  }
+
+  /**
+   * Stops serving and leaves every task running: the next start re-attaches them, and a restart of
+   * the agent is not a reason to kill a workload.
+   */
+  @Override
+  public void close() {
+    for (int i = parts.size() - 1; i >= 0; i--) {
+      try {
+        parts.get(i).close();
+      } catch (Exception e) {
+        log.warn("Closing {} failed: {}", parts.get(i).getClass().getSimpleName(), e.toString());
+      }
+    }
+    parts.clear();
+  }
+}
