@@ -30,6 +30,11 @@ public final class Fixtures {
    * Also an NVSwitch management function, two ConnectX NICs, a BMC VGA controller and the bridges,
    * none of which may be advertised.
    */
+  /** The simulated host's CPUs and memory, as its procfs reports them. */
+  public static final int SIMULATED_CPUS = 32;
+
+  public static final long SIMULATED_MEMORY_KB = 256L * 1024 * 1024;
+
   public static FixtureNode eightGpuNode(Path root) {
     FakeNodeTree tree = new FakeNodeTree(root);
     List<SimulatedGpu> gpus = new ArrayList<>();
@@ -95,6 +100,13 @@ public final class Fixtures {
       tree.devNode(node);
     }
     tree.procFile("devices", "Character devices:\n195 nvidia\n226 drm\n511 nvidia-uvm\n");
+    // What the Mesos bridge offers beside the GPUs: an HGX-class host's CPUs and memory.
+    StringBuilder cpuinfo = new StringBuilder();
+    for (int cpu = 0; cpu < SIMULATED_CPUS; cpu++) {
+      cpuinfo.append("processor\t: ").append(cpu).append("\nvendor_id\t: GenuineIntel\n\n");
+    }
+    tree.procFile("cpuinfo", cpuinfo.toString());
+    tree.procFile("meminfo", "MemTotal:       " + SIMULATED_MEMORY_KB + " kB\n");
 
     List<FixtureNode.GpuLink> links = new ArrayList<>();
     for (int i = 0; i < gpus.size(); i++) {
