@@ -1,6 +1,7 @@
 package io.acceld.mesos.http;
 
 import java.util.Map;
+import java.util.Properties;
 
 /**
  * The JDK HTTP server's limits are system properties, read once per JVM when the first server is
@@ -11,11 +12,14 @@ import java.util.Map;
  * it creates the first server).
  *
  * <ul>
- *   <li>{@code sun.net.httpserver.maxReqTime=30} (seconds): a connection that has not finished
- *       sending its request headers and body 30 s after it was accepted (or, kept alive, after it
- *       began its next request) is closed, so clients that send a request line and then nothing
- *       hold a thread for at most that long. Responses (event streams) are not limited: {@code
- *       maxRspTime} stays unset.
+ *   <li>{@code sun.net.httpserver.maxReqTime=10} (seconds): a connection that has not finished
+ *       sending its request headers and body 10 s after it was accepted (or, kept alive, after it
+ *       began its next request) is closed. The JDK 17 server reads headers on a pool thread, so a
+ *       client that sends a request line and then nothing holds a thread until then: with more such
+ *       clients than threads, other requests wait up to this long (measured: 6 silent connections
+ *       against a 4-thread pool and {@code maxReqTime=3} delayed a probe 4.0 s, the timer ticking
+ *       once a second). Mesos clients send a call in one write. Responses (event streams) are not
+ *       limited: {@code maxRspTime} stays unset.
  *   <li>{@code sun.net.httpserver.maxReqHeaderSize=65536} (bytes) and {@code maxReqHeaders=100}:
  *       Mesos clients send a handful of short headers.
  *   <li>{@code sun.net.httpserver.idleInterval=30} (seconds), the default, written down: idle
@@ -25,7 +29,7 @@ import java.util.Map;
 public final class JdkHttpServerProperties {
   static final Map<String, String> DEFAULTS =
       Map.of(
-          "sun.net.httpserver.maxReqTime", "30",
+          "sun.net.httpserver.maxReqTime", "10",
           "sun.net.httpserver.maxReqHeaderSize", "65536",
           "sun.net.httpserver.maxReqHeaders", "100",
           "sun.net.httpserver.idleInterval", "30");
@@ -34,11 +38,10 @@ public final class JdkHttpServerProperties {
 
   /** Sets each property the operator has not set; idempotent. */
   public static void install() {
-    DEFAULTS.forEach(
-        (key, value) -> {
-          if (System.getProperty(key) == null) {
-            System.setProperty(key, value);
-          }
-        });
+    install(System.getProperties());
+  }
+
+  static void install(Properties properties) {
+    DEFAULTS.forEach(properties::putIfAbsent);
   }
 }

@@ -204,10 +204,22 @@ class MesosHttpServerTest {
       assertThat(first.getSubscribed().getFrameworkId().getValue()).isEqualTo("fw-1");
       assertThat(first.getSubscribed().getMasterInfo().getHostname()).isEqualTo("gpü-node");
       assertThat(stream.nextEvent(WAIT).getType()).isEqualTo(Event.Type.HEARTBEAT);
-      // Later events go out as they are sent.
-      RecordingEndpoints.take(scheduler.streams)
-          .send(Event.newBuilder().setType(Event.Type.HEARTBEAT).build());
-      assertThat(stream.awaitEvent(Event.Type.HEARTBEAT, WAIT)).isNotNull();
+      // Later events go out as they are sent, large ones too (the JDK server splits a record
+      // over 4 KiB into several chunks; RecordIO framing keeps it whole).
+      EventStream open = RecordingEndpoints.take(scheduler.streams);
+      Event large =
+          Event.newBuilder()
+              .setType(Event.Type.MESSAGE)
+              .setMessage(
+                  Event.Message.newBuilder()
+                      .setAgentId(io.acceld.proto.mesos.v1.AgentID.newBuilder().setValue("a"))
+                      .setExecutorId(RecordingExecutor.id("e"))
+                      .setData(ByteString.copyFrom(new byte[100_000])))
+              .build();
+      open.send(large);
+      open.send(Event.newBuilder().setType(Event.Type.HEARTBEAT).build());
+      assertThat(stream.nextEvent(WAIT)).isEqualTo(large);
+      assertThat(stream.nextEvent(WAIT).getType()).isEqualTo(Event.Type.HEARTBEAT);
     }
     assertThat(scheduler.calls).hasSize(1);
     assertThat(scheduler.calls.get(0).getSubscribe().getFrameworkInfo().getName()).isEqualTo("n");
