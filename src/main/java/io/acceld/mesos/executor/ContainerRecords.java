@@ -18,8 +18,10 @@ import java.nio.file.StandardCopyOption;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.Base64;
+import java.util.HashSet;
 import java.util.List;
 import java.util.Optional;
+import java.util.Set;
 import java.util.regex.Pattern;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -58,6 +60,8 @@ final class ContainerRecords {
     record.executor().ifPresent(e -> root.put("executor", encode(e)));
     var tasks = root.putArray("tasks");
     record.tasks().forEach(t -> tasks.add(encode(t)));
+    var reported = root.putArray("reported");
+    record.reported().forEach(reported::add);
     root.put("pid", record.pid());
     root.put("start_time", record.startTime().toString());
     root.put("sandbox", record.sandbox().toString());
@@ -107,6 +111,10 @@ final class ContainerRecords {
     for (JsonNode t : root.path("tasks")) {
       tasks.add(TaskInfo.parseFrom(decode(t.asText())));
     }
+    Set<String> reported = new HashSet<>();
+    for (JsonNode r : root.path("reported")) {
+      reported.add(r.asText());
+    }
     Optional<ExecutorInfo> executor =
         root.has("executor")
             ? Optional.of(ExecutorInfo.parseFrom(decode(text(root, "executor"))))
@@ -117,6 +125,7 @@ final class ContainerRecords {
         AgentInfo.parseFrom(decode(text(root, "agent"))),
         executor,
         tasks,
+        reported,
         root.path("pid").asLong(-1),
         Instant.parse(text(root, "start_time")),
         Path.of(text(root, "sandbox")));

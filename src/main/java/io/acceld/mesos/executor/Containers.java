@@ -227,7 +227,7 @@ public final class Containers implements TaskLauncher, ExecutorEndpoint, AutoClo
       synchronized (lock) {
         executors.put(key, executor);
       }
-      executor.attach(alive.get(), sandbox, record.tasks());
+      executor.attach(alive.get(), sandbox, record.tasks(), record.reported());
       return;
     }
     for (TaskInfo t : record.tasks()) {
