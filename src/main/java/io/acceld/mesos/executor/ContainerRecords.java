@@ -10,6 +10,7 @@ import io.acceld.proto.mesos.v1.ExecutorInfo;
 import io.acceld.proto.mesos.v1.FrameworkInfo;
 import io.acceld.proto.mesos.v1.TaskInfo;
 import io.acceld.util.AtomicFiles;
+import io.acceld.util.ClientText;
 import java.io.IOException;
 import java.nio.file.DirectoryStream;
 import java.nio.file.Files;
@@ -89,7 +90,11 @@ final class ContainerRecords {
           records.add(read(file));
         } catch (IOException | RuntimeException e) {
           Path aside = file.resolveSibling(file.getFileName() + ".unusable");
-          log.error("Container record {} is unusable ({}); moved to {}", file, e, aside);
+          log.error(
+              "Container record {} is unusable ({}); moved to {}",
+              file,
+              ClientText.quote(e.toString()),
+              aside);
           Files.move(file, aside, StandardCopyOption.REPLACE_EXISTING);
         }
       }

@@ -89,6 +89,9 @@ final class ProcessTree {
    * SIGTERM to the whole tree: the group, and descendants that left it. If the wrapper has not yet
    * started the command, there is nothing to be graceful to, and a SIGTERM could even be lost (sent
    * before the group exists, or caught by the wrapper before it forks): the tree is killed at once.
+   * One window remains: a SIGTERM that lands in the wrapper's child between its fork and its exec
+   * is caught by the wrapper's trap there and lost; the SIGKILL after the grace period still ends
+   * the task.
    */
   void terminate() {
     List<ProcessHandle> descendants = descendants();
