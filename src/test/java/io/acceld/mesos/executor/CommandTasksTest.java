@@ -263,6 +263,37 @@ class CommandTasksTest {
   }
 
   @Test
+  void aTaskWithoutACommandFailsToLaunch() {
+    containers.launch(
+        commandLaunch(
+            task("t-empty", io.acceld.proto.mesos.v1.CommandInfo.getDefaultInstance()),
+            NO_DEVICES));
+
+    TaskStatus failed = sink.awaitTerminal("t-empty");
+
+    assertThat(failed.getState()).isEqualTo(TaskState.TASK_FAILED);
+    assertThat(failed.getReason()).isEqualTo(TaskStatus.Reason.REASON_CONTAINER_LAUNCH_FAILED);
+    assertThat(failed.getMessage()).contains("no 'value'");
+  }
+
+  @Test
+  void aRunningTaskIsCheckpointedOwnerOnlyWithItsProcessIdentity() throws IOException {
+    containers.launch(commandLaunch(task("t-rec", exec("sleep", "sleep", "300")), NO_DEVICES));
+    TaskStatus running = sink.await("t-rec", TaskState.TASK_RUNNING);
+
+    // Written before TASK_RUNNING was reported.
+    List<Path> files = records();
+    assertThat(files).hasSize(1);
+    assertThat(PosixFilePermissions.toString(Files.getPosixFilePermissions(files.get(0))))
+        .isEqualTo("rw-------");
+    var json = new com.fasterxml.jackson.databind.ObjectMapper().readTree(files.get(0).toFile());
+    long pid = running.getContainerStatus().getExecutorPid();
+    assertThat(json.get("pid").asLong()).isEqualTo(pid);
+    assertThat(java.time.Instant.parse(json.get("start_time").asText()))
+        .isEqualTo(ProcessHandle.of(pid).orElseThrow().info().startInstant().orElseThrow());
+  }
+
+  @Test
   void aFinishedTasksRecordIsRemoved() throws IOException {
     containers.launch(commandLaunch(task("t-gone", shell("true")), NO_DEVICES));
     sink.await("t-gone", TaskState.TASK_FINISHED);
