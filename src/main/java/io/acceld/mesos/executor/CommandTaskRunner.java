@@ -249,6 +249,7 @@ final class CommandTaskRunner {
         agent,
         Optional.empty(),
         List.of(task),
+        java.util.Set.of(),
         process.pid(),
         process.startTime(),
         box.dir());

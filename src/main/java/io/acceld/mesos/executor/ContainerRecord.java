@@ -9,6 +9,7 @@ import java.time.Instant;
 import java.util.List;
 import java.util.Objects;
 import java.util.Optional;
+import java.util.Set;
 
 /**
  * What the agent must know about a container to find it again after a restart: whose it is, its
@@ -16,7 +17,9 @@ import java.util.Optional;
  *
  * @param containerId the agent's own ID for the container (also its sandbox's name)
  * @param executor the custom executor; empty for a command task (one task, the built-in executor)
- * @param tasks the container's tasks as launched
+ * @param tasks the container's tasks as launched, those known to have ended left out
+ * @param reported the tasks a custom executor has sent a status for (no longer staging: it knows
+ *     them), so that a re-subscription after a restart does not take them for lost
  * @param startTime the process's start time, so a reused pid is not taken for it; {@link
  *     Instant#EPOCH} if the system did not say (such a process is never re-attached)
  */
@@ -26,6 +29,7 @@ record ContainerRecord(
     AgentInfo agent,
     Optional<ExecutorInfo> executor,
     List<TaskInfo> tasks,
+    Set<String> reported,
     long pid,
     Instant startTime,
     Path sandbox) {
@@ -35,12 +39,8 @@ record ContainerRecord(
     Objects.requireNonNull(agent, "agent");
     Objects.requireNonNull(executor, "executor");
     tasks = List.copyOf(tasks);
+    reported = Set.copyOf(reported);
     Objects.requireNonNull(startTime, "startTime");
     Objects.requireNonNull(sandbox, "sandbox");
-  }
-
-  ContainerRecord withTasks(List<TaskInfo> tasks) {
-    return new ContainerRecord(
-        containerId, framework, agent, executor, tasks, pid, startTime, sandbox);
   }
 }

@@ -10,6 +10,7 @@ import io.acceld.proto.mesos.v1.ExecutorInfo;
 import io.acceld.proto.mesos.v1.FrameworkInfo;
 import io.acceld.proto.mesos.v1.TaskInfo;
 import io.acceld.util.AtomicFiles;
+import io.acceld.util.ClientText;
 import java.io.IOException;
 import java.nio.file.DirectoryStream;
 import java.nio.file.Files;
@@ -18,8 +19,10 @@ import java.nio.file.StandardCopyOption;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.Base64;
+import java.util.HashSet;
 import java.util.List;
 import java.util.Optional;
+import java.util.Set;
 import java.util.regex.Pattern;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -58,6 +61,8 @@ final class ContainerRecords {
     record.executor().ifPresent(e -> root.put("executor", encode(e)));
     var tasks = root.putArray("tasks");
     record.tasks().forEach(t -> tasks.add(encode(t)));
+    var reported = root.putArray("reported");
+    record.reported().forEach(reported::add);
     root.put("pid", record.pid());
     root.put("start_time", record.startTime().toString());
     root.put("sandbox", record.sandbox().toString());
@@ -85,7 +90,11 @@ final class ContainerRecords {
           records.add(read(file));
         } catch (IOException | RuntimeException e) {
           Path aside = file.resolveSibling(file.getFileName() + ".unusable");
-          log.error("Container record {} is unusable ({}); moved to {}", file, e, aside);
+          log.error(
+              "Container record {} is unusable ({}); moved to {}",
+              file,
+              ClientText.quote(e.toString()),
+              aside);
           Files.move(file, aside, StandardCopyOption.REPLACE_EXISTING);
         }
       }
@@ -107,6 +116,10 @@ final class ContainerRecords {
     for (JsonNode t : root.path("tasks")) {
       tasks.add(TaskInfo.parseFrom(decode(t.asText())));
     }
+    Set<String> reported = new HashSet<>();
+    for (JsonNode r : root.path("reported")) {
+      reported.add(r.asText());
+    }
     Optional<ExecutorInfo> executor =
         root.has("executor")
             ? Optional.of(ExecutorInfo.parseFrom(decode(text(root, "executor"))))
@@ -117,6 +130,7 @@ final class ContainerRecords {
         AgentInfo.parseFrom(decode(text(root, "agent"))),
         executor,
         tasks,
+        reported,
         root.path("pid").asLong(-1),
         Instant.parse(text(root, "start_time")),
         Path.of(text(root, "sandbox")));

@@ -3,6 +3,7 @@ package io.acceld.mesos.executor;
 import io.acceld.mesos.tasks.StatusSink;
 import io.acceld.proto.mesos.v1.FrameworkID;
 import io.acceld.proto.mesos.v1.TaskStatus;
+import io.acceld.util.ClientText;
 import java.nio.file.Path;
 import java.util.concurrent.ScheduledExecutorService;
 import org.slf4j.Logger;
@@ -39,7 +40,7 @@ record ContainerServices(
       log.error(
           "Could not record {} of task {}: {}",
           status.getState(),
-          io.acceld.util.ClientText.quote(status.getTaskId().getValue()),
+          ClientText.quote(status.getTaskId().getValue()),
           e.toString());
     }
   }

@@ -227,7 +227,7 @@ public final class Containers implements TaskLauncher, ExecutorEndpoint, AutoClo
       synchronized (lock) {
         executors.put(key, executor);
       }
-      executor.attach(alive.get(), sandbox, record.tasks());
+      executor.attach(alive.get(), sandbox, record.tasks(), record.reported());
       return;
     }
     for (TaskInfo t : record.tasks()) {
@@ -276,8 +276,7 @@ public final class Containers implements TaskLauncher, ExecutorEndpoint, AutoClo
     }
     if (!executor.enqueue(tasks, launch.group())) {
       for (TaskInfo t : tasks) {
-        services.report(
-            framework.getId(),
+        TaskStatus.Builder refused =
             services
                 .statuses()
                 .status(
@@ -288,10 +287,10 @@ public final class Containers implements TaskLauncher, ExecutorEndpoint, AutoClo
                     TaskStatus.Source.SOURCE_AGENT,
                     "",
                     0)
+                .clearContainerStatus() // it never had a container
                 .setReason(TaskStatus.Reason.REASON_EXECUTOR_TERMINATED)
-                .setMessage("The executor is shutting down and takes no more tasks")
-                .clearContainerStatus()
-                .build());
+                .setMessage("Its executor is shutting down and takes no more tasks");
+        services.report(framework.getId(), refused.build());
       }
       return;
     }

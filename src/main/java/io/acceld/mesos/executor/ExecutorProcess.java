@@ -219,12 +219,14 @@ final class ExecutorProcess {
   }
 
   /** Re-attaches to a surviving executor after a restart: it has to SUBSCRIBE again. */
-  void attach(ProcessTree process, Sandbox box, List<TaskInfo> known) {
+  void attach(ProcessTree process, Sandbox box, List<TaskInfo> known, Set<String> reported) {
     synchronized (this) {
       tree = process;
       sandbox = box;
+      state = State.REGISTERING;
       everHadTask = true;
       known.forEach(t -> tasks.put(t.getTaskId().getValue(), t));
+      reported.stream().filter(tasks::containsKey).forEach(updated::add);
     }
     log.info(
         "Re-attached to executor {} (pid {})",
@@ -349,15 +351,27 @@ final class ExecutorProcess {
     return state == State.SUBSCRIBED;
   }
 
-  /** The executor sent an update for {@code task} (already validated and recorded by the sink). */
-  synchronized void updated(TaskStatus status) {
+  /**
+   * The executor sent an update for {@code task} (already validated and recorded by the sink). The
+   * record is rewritten when that changes what a restart must know: the task is no longer staging,
+   * or it ended.
+   */
+  void updated(TaskStatus status) {
     String id = status.getTaskId().getValue();
-    if (!tasks.containsKey(id)) {
-      return;
+    boolean changed;
+    synchronized (this) {
+      if (!tasks.containsKey(id)) {
+        return;
+      }
+      changed = updated.add(id);
+      if (Statuses.isTerminal(status.getState())) {
+        tasks.remove(id);
+        updated.remove(id);
+        changed = true;
+      }
     }
-    updated.add(id);
-    if (Statuses.isTerminal(status.getState())) {
-      tasks.remove(id);
+    if (changed) {
+      checkpoint();
     }
   }
 
@@ -569,6 +583,7 @@ final class ExecutorProcess {
               agent,
               Optional.of(info),
               List.copyOf(tasks.values()),
+              Set.copyOf(updated),
               tree.pid(),
               tree.startTime(),
               sandbox.dir());

@@ -1,5 +1,6 @@
 package io.acceld.mesos.executor;
 
+import java.time.Duration;
 import java.time.Instant;
 import java.util.List;
 import java.util.Optional;
@@ -11,6 +12,8 @@ import java.util.concurrent.CompletableFuture;
  * unrelated process after a restart is never mistaken for, or signalled as, the task.
  */
 final class ProcessTree {
+  static final Duration START_TIME_TOLERANCE = Duration.ofSeconds(1);
+
   private final ProcessHandle leader;
   private final Optional<Process> child;
   private final Instant startTime;
@@ -41,8 +44,19 @@ final class ProcessTree {
     }
     return ProcessHandle.of(pid)
         .filter(ProcessHandle::isAlive)
-        .filter(h -> h.info().startInstant().map(startTime::equals).orElse(false))
+        .filter(h -> h.info().startInstant().map(t -> sameStart(t, startTime)).orElse(false))
         .map(h -> new ProcessTree(h, Optional.empty(), startTime, signals));
+  }
+
+  /**
+   * Start times are the boot time plus the process's start in clock ticks since boot; Linux derives
+   * the boot time from the current clock, so an NTP step moves it. A second either way does not
+   * take a surviving task for dead because the clock was corrected, and still tells a reused pid
+   * apart: that process started after the task had died, which within a second of the task's own
+   * start is all but impossible.
+   */
+  static boolean sameStart(Instant a, Instant b) {
+    return Duration.between(a, b).abs().compareTo(START_TIME_TOLERANCE) <= 0;
   }
 
   long pid() {
@@ -75,6 +89,9 @@ final class ProcessTree {
    * SIGTERM to the whole tree: the group, and descendants that left it. If the wrapper has not yet
    * started the command, there is nothing to be graceful to, and a SIGTERM could even be lost (sent
    * before the group exists, or caught by the wrapper before it forks): the tree is killed at once.
+   * One window remains: a SIGTERM that lands in the wrapper's child between its fork and its exec
+   * is caught by the wrapper's trap there and lost; the SIGKILL after the grace period still ends
+   * the task.
    */
   void terminate() {
     List<ProcessHandle> descendants = descendants();

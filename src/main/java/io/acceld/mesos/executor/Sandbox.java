@@ -4,6 +4,7 @@ import io.acceld.util.AtomicFiles;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
+import java.nio.file.LinkOption;
 import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
 import java.nio.file.attribute.PosixFilePermissions;
@@ -57,7 +58,12 @@ record Sandbox(Path dir) {
    */
   Optional<Integer> exitStatus() {
     try {
-      String text = Files.readString(exitStatusFile(), StandardCharsets.US_ASCII).trim();
+      // Never through a link the task put there: the agent may read what the task cannot.
+      byte[] bytes;
+      try (var in = Files.newInputStream(exitStatusFile(), LinkOption.NOFOLLOW_LINKS)) {
+        bytes = in.readNBytes(16);
+      }
+      String text = new String(bytes, StandardCharsets.US_ASCII).trim();
       if (text.length() > 3 || !text.matches("[0-9]+")) {
         return Optional.empty();
       }

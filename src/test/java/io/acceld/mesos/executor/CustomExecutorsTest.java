@@ -5,6 +5,8 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import com.google.protobuf.ByteString;
 import io.acceld.mesos.http.Reply;
+import io.acceld.mesos.tasks.Launch;
+import io.acceld.mesos.tasks.LaunchedTask;
 import io.acceld.proto.mesos.v1.ExecutorID;
 import io.acceld.proto.mesos.v1.ExecutorInfo;
 import io.acceld.proto.mesos.v1.FrameworkID;
@@ -19,6 +21,7 @@ import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
+import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import org.junit.jupiter.api.AfterEach;
@@ -132,6 +135,44 @@ class CustomExecutorsTest {
     containers.launch(executorLaunch(waitingExecutor(), NO_DEVICES, executorTask("t-2")));
     Eventually.await("the second LAUNCH", () -> stream.types().size() == 3);
     assertThat(stream.events.get(2).getLaunch().getTask().getTaskId().getValue()).isEqualTo("t-2");
+  }
+
+  @Test
+  void aTaskGroupIsDeliveredAsOneLaunchGroup() throws IOException {
+    open();
+    Launch group =
+        new Launch(
+            FRAMEWORK_INFO,
+            AGENT,
+            Optional.of(waitingExecutor()),
+            List.of(
+                new LaunchedTask(executorTask("g-1"), List.of(), NO_DEVICES),
+                new LaunchedTask(executorTask("g-2"), List.of(), NO_DEVICES)),
+            true);
+    containers.launch(group);
+
+    RecordingEventStream stream = subscribe();
+
+    assertThat(stream.types()).containsExactly(Event.Type.SUBSCRIBED, Event.Type.LAUNCH_GROUP);
+    assertThat(stream.events.get(1).getLaunchGroup().getTaskGroup().getTasksList())
+        .extracting(t -> t.getTaskId().getValue())
+        .containsExactly("g-1", "g-2");
+  }
+
+  @Test
+  void tearingDownAFrameworkDestroysAnExecutorThatIsNotConnected() throws IOException {
+    open();
+    containers.launch(executorLaunch(waitingExecutor(), NO_DEVICES, executorTask("t-1")));
+    long pid = awaitExecutorPid();
+
+    containers.shutdownFramework(FRAMEWORK);
+
+    TaskStatus killed = sink.awaitTerminal("t-1");
+    assertThat(killed.getState()).isEqualTo(TaskState.TASK_KILLED);
+    Eventually.await(
+        "the executor to die",
+        () -> ProcessHandle.of(pid).filter(ProcessHandle::isAlive).isEmpty());
+    assertThat(containers.message(FRAMEWORK, EXECUTOR_ID, ByteString.EMPTY)).isFalse();
   }
 
   @Test

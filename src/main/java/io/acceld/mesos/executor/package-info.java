@@ -1,0 +1,26 @@
+/**
+ * The agent's containers: the executor side of the Mesos bridge.
+ *
+ * <p>{@link io.acceld.mesos.executor.Containers} is both the {@link
+ * io.acceld.mesos.tasks.TaskLauncher} the master launches through and the {@link
+ * io.acceld.mesos.http.ExecutorEndpoint} custom executors subscribe to. Underneath:
+ *
+ * <ul>
+ *   <li>{@link io.acceld.mesos.executor.CommandTaskRunner}: a command task under the built-in
+ *       command executor, one container per task.
+ *   <li>{@link io.acceld.mesos.executor.ExecutorProcess}: a custom executor, its subscription and
+ *       queue; {@link io.acceld.mesos.executor.ExecutorSessions}: the executor API's calls.
+ *   <li>{@link io.acceld.mesos.executor.CommandLine}, {@link io.acceld.mesos.executor.Spawner},
+ *       {@link io.acceld.mesos.executor.ProcessTree}: every container's process runs under {@code
+ *       setsid sh -c WRAPPER}, leader of its own process group, which records its exit status in
+ *       the {@link io.acceld.mesos.executor.Sandbox}; kills go to the group and its descendants.
+ *   <li>{@link io.acceld.mesos.executor.ExecutorEnvironment}: the environment, with the task's GPUs
+ *       last.
+ *   <li>{@link io.acceld.mesos.executor.ContainerRecords}: one checkpoint file per container,
+ *       written before TASK_RUNNING, read by {@link io.acceld.mesos.executor.Containers#recover()}.
+ * </ul>
+ *
+ * <p>Tasks run on the host as the agent's user, unisolated: which GPUs a task may use is said by
+ * its environment only (there are no cgroup device rules here).
+ */
+package io.acceld.mesos.executor;
