@@ -44,7 +44,7 @@ import org.junit.jupiter.api.io.TempDir;
  * launched task's devices.
  */
 class NoDoubleLeaseTest {
-  static final int ROUNDS = 25;
+  static final int ROUNDS = 100;
   static final int GPUS = 4;
 
   @TempDir Path root;
