@@ -20,8 +20,10 @@ import io.acceld.mesos.tasks.StatusForwarder;
 import io.acceld.mesos.tasks.TaskBook;
 import io.acceld.mesos.tasks.TaskLauncher;
 import io.acceld.mesos.tasks.TaskView;
+import io.acceld.proto.mesos.v1.Address;
 import io.acceld.proto.mesos.v1.AgentID;
 import io.acceld.proto.mesos.v1.AgentInfo;
+import io.acceld.proto.mesos.v1.Attribute;
 import io.acceld.proto.mesos.v1.ExecutorID;
 import io.acceld.proto.mesos.v1.ExecutorInfo;
 import io.acceld.proto.mesos.v1.Filters;
@@ -30,6 +32,7 @@ import io.acceld.proto.mesos.v1.FrameworkInfo;
 import io.acceld.proto.mesos.v1.MasterInfo;
 import io.acceld.proto.mesos.v1.Offer;
 import io.acceld.proto.mesos.v1.OfferID;
+import io.acceld.proto.mesos.v1.TaskID;
 import io.acceld.proto.mesos.v1.TaskInfo;
 import io.acceld.proto.mesos.v1.TaskState;
 import io.acceld.proto.mesos.v1.TaskStatus;
@@ -160,11 +163,7 @@ public final class MesosMaster implements SchedulerEndpoint, AutoCloseable {
             .setPort(port)
             .setHostname(host)
             .setVersion(MESOS_VERSION)
-            .setAddress(
-                io.acceld.proto.mesos.v1.Address.newBuilder()
-                    .setHostname(host)
-                    .setIp(ip)
-                    .setPort(port))
+            .setAddress(Address.newBuilder().setHostname(host).setIp(ip).setPort(port))
             .build();
     this.agentInfo = AgentInfo.newBuilder().setHostname(host).setId(agentId).setPort(port).build();
     this.offerFactory = new OfferFactory(agentId, host, ip, port);
@@ -658,8 +657,7 @@ public final class MesosMaster implements SchedulerEndpoint, AutoCloseable {
   }
 
   @GuardedBy("lock")
-  private TaskStatus reconcileOne(
-      Framework fw, io.acceld.proto.mesos.v1.TaskID task, AgentID named) {
+  private TaskStatus reconcileOne(Framework fw, TaskID task, AgentID named) {
     Optional<TaskView> known = book.task(fw.id, task);
     if (known.isPresent() && (named.getValue().isEmpty() || named.equals(agentId))) {
       return Reconciliation.known(known.get().latest());
@@ -1031,7 +1029,7 @@ public final class MesosMaster implements SchedulerEndpoint, AutoCloseable {
     Availability availability = ledger.current();
     Inventory inventory = availability.inventory();
     boolean hasGpus = DeviceResources.hasGpus(inventory);
-    List<io.acceld.proto.mesos.v1.Attribute> attributes = NodeAttributes.of(inventory);
+    List<Attribute> attributes = NodeAttributes.of(inventory);
     synchronized (lock) {
       Set<String> offered = offers.offeredDevices();
       List<Device> free =

@@ -4,6 +4,7 @@ import io.acceld.inventory.Device;
 import io.acceld.inventory.Inventory;
 import io.acceld.proto.mesos.v1.Attribute;
 import io.acceld.proto.mesos.v1.Value;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
 import java.util.TreeSet;
@@ -22,7 +23,7 @@ final class NodeAttributes {
         inventory.devices().stream()
             .filter(d -> DeviceResources.nameOf(d).equals(DeviceResources.GPUS))
             .toList();
-    List<Attribute> out = new java.util.ArrayList<>();
+    List<Attribute> out = new ArrayList<>();
     TreeSet<String> models = new TreeSet<>();
     gpus.forEach(d -> models.add(textValue(d.model())));
     if (!models.isEmpty()) {

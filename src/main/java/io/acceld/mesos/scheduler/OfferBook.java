@@ -1,6 +1,7 @@
 package io.acceld.mesos.scheduler;
 
 import io.acceld.proto.mesos.v1.FrameworkID;
+import java.util.ArrayDeque;
 import java.util.ArrayList;
 import java.util.HashSet;
 import java.util.LinkedHashMap;
@@ -20,7 +21,7 @@ final class OfferBook {
   private long next;
   private final Map<String, OutstandingOffer> outstanding = new LinkedHashMap<>();
   private final Set<String> gone = new HashSet<>();
-  private final java.util.ArrayDeque<String> goneOrder = new java.util.ArrayDeque<>();
+  private final ArrayDeque<String> goneOrder = new ArrayDeque<>();
 
   /**
    * @param firstNumber where offer numbers start: a value past every number an earlier start of the

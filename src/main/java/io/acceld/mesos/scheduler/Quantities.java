@@ -3,6 +3,7 @@ package io.acceld.mesos.scheduler;
 import io.acceld.proto.mesos.v1.Resource;
 import io.acceld.proto.mesos.v1.Value;
 import java.util.Collection;
+import java.util.Collections;
 import java.util.Map;
 import java.util.TreeMap;
 
@@ -23,7 +24,7 @@ record Quantities(Map<String, Double> amounts) {
             kept.put(name, rounded);
           }
         });
-    amounts = java.util.Collections.unmodifiableMap(kept);
+    amounts = Collections.unmodifiableMap(kept);
   }
 
   static Quantities of(String name, double amount) {

@@ -1,6 +1,7 @@
 package io.acceld.mesos.scheduler;
 
 import java.util.Map;
+import java.util.Set;
 import java.util.TreeMap;
 
 /**
@@ -8,7 +9,7 @@ import java.util.TreeMap;
  * cpus:1;mem:1024;disk:0} (memory and disk in MB, as Mesos counts them).
  */
 final class Reserve {
-  static final java.util.Set<String> NAMES = java.util.Set.of("cpus", "mem", "disk");
+  static final Set<String> NAMES = Set.of("cpus", "mem", "disk");
 
   private Reserve() {}
 

@@ -1,5 +1,6 @@
 package io.acceld.mesos.scheduler;
 
+import io.acceld.util.ClientText;
 import java.util.Optional;
 
 /** Mesos's rules for a role name ({@code roles::validate}), with its messages. */
@@ -11,7 +12,7 @@ final class Roles {
     if (role.equals("*")) {
       return Optional.empty();
     }
-    String shown = io.acceld.util.ClientText.quote(role);
+    String shown = ClientText.quote(role);
     if (role.isEmpty()) {
       return Optional.of("Empty role name is invalid");
     }

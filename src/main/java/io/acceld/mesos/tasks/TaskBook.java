@@ -380,7 +380,8 @@ public final class TaskBook implements StatusSink, AutoCloseable {
       for (Lease l : ledger.current().leases()) {
         if (l.holder() instanceof Holder.MesosTask m) {
           TaskEntry e = entries.get(m);
-          if (e == null || e.isTerminal()) {
+          // A task the containers run keeps its devices even if its row was lost.
+          if ((e == null || e.isTerminal()) && !knownToContainers.contains(m)) {
             stale.add(m);
           }
         }

@@ -14,12 +14,15 @@ import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.nio.file.StandardCopyOption;
 import java.security.MessageDigest;
 import java.security.NoSuchAlgorithmException;
 import java.util.ArrayList;
 import java.util.Base64;
 import java.util.HexFormat;
 import java.util.List;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
  * One task's row on disk: a small JSON file per task, so an update rewrites one task and not the
@@ -27,6 +30,8 @@ import java.util.List;
  * field exactly (including ones this version does not know).
  */
 final class TaskCheckpoint {
+  private static final Logger log = LoggerFactory.getLogger(TaskCheckpoint.class);
+
   static final int FORMAT = 1;
 
   /** What a file holds, before it becomes an entry. */
@@ -81,7 +86,12 @@ final class TaskCheckpoint {
     Files.deleteIfExists(fileOf(e.framework.getId().getValue(), e.task.getTaskId().getValue()));
   }
 
-  /** Every row in the directory; a file that cannot be read is named in the exception. */
+  /**
+   * Every row in the directory. A file that cannot be read (damaged, or of a format this version
+   * does not know) is logged, renamed to {@code <name>.damaged} for a person to look at, and
+   * skipped: one bad file must not keep the bridge from starting, and the executor side still
+   * reports the task's process, whose devices {@link TaskBook#afterRecovery} then keeps leased.
+   */
   List<Row> readAll() throws IOException {
     List<Row> rows = new ArrayList<>();
     try (var files = Files.list(dir)) {
@@ -90,7 +100,13 @@ final class TaskCheckpoint {
         if (AtomicFiles.isTemporary(file) || !name.startsWith("task-") || !name.endsWith(".json")) {
           continue;
         }
-        rows.add(read(file));
+        try {
+          rows.add(read(file));
+        } catch (IOException e) {
+          Path aside = file.resolveSibling(name + ".damaged");
+          log.error("Skipped the task checkpoint {}: {}; kept as {}", file, e.getMessage(), aside);
+          Files.move(file, aside, StandardCopyOption.REPLACE_EXISTING);
+        }
       }
     }
     return rows;
@@ -98,7 +114,12 @@ final class TaskCheckpoint {
 
   private Row read(Path file) throws IOException {
     try {
-      JsonNode root = json.readTree(file.toFile());
+      JsonNode root;
+      try {
+        root = json.readTree(file.toFile());
+      } catch (com.fasterxml.jackson.core.JacksonException e) {
+        throw new IOException("it is not JSON", e);
+      }
       if (root == null || root.path("format").asInt() != FORMAT) {
         throw new IOException("unknown task checkpoint format in " + file);
       }

@@ -20,6 +20,7 @@ import io.acceld.mesos.tasks.Launch;
 import io.acceld.mesos.tasks.TaskBook;
 import io.acceld.proto.mesos.v1.ExecutorID;
 import io.acceld.proto.mesos.v1.ExecutorInfo;
+import io.acceld.proto.mesos.v1.Filters;
 import io.acceld.proto.mesos.v1.FrameworkInfo;
 import io.acceld.proto.mesos.v1.Label;
 import io.acceld.proto.mesos.v1.Offer;
@@ -112,7 +113,9 @@ class AcceptTest {
   void theFreedDevicesAreOfferedAgainAndWhatATaskUsesIsNot() throws Exception {
     start();
     Scheduler s = m.subscribe(gpuFramework());
-    m.call(s, accept(m.nextOffer(s), m.task("t1", 3)));
+    Call.Builder accept = accept(m.nextOffer(s), m.task("t1", 3));
+    accept.getAcceptBuilder().setFilters(Filters.newBuilder().setRefuseSeconds(0));
+    m.call(s, accept);
 
     Offer rest = m.nextOffer(s);
 

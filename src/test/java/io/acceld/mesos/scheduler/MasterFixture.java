@@ -10,6 +10,7 @@ import io.acceld.inventory.Device;
 import io.acceld.inventory.Inventory;
 import io.acceld.inventory.InventoryDiff;
 import io.acceld.ledger.DeviceLedger;
+import io.acceld.ledger.LedgerStorage;
 import io.acceld.mesos.http.Reply;
 import io.acceld.mesos.tasks.RecordingLauncher;
 import io.acceld.mesos.tasks.RecordingStream;
@@ -38,14 +39,16 @@ import java.util.Optional;
 import java.util.concurrent.atomic.AtomicBoolean;
 
 /**
- * A master over a real ledger, a real task book in a temporary directory, a /proc fixture tree, and
- * a {@link RecordingLauncher} that reports through the book as the executor side does.
+ * A master over a real, checkpointed ledger, a real task book in a temporary directory, a /proc
+ * fixture tree, and a {@link RecordingLauncher} that reports through the book as the executor side
+ * does.
  */
 final class MasterFixture implements AutoCloseable {
   static final Duration HEARTBEAT = Duration.ofMillis(150);
 
   final Path root;
-  final DeviceLedger ledger = DeviceLedger.inMemory(Clock.systemUTC());
+  final LedgerStorage storage;
+  final DeviceLedger ledger;
   final AtomicBoolean mayOffer = new AtomicBoolean(true);
   final TaskBook book;
   final RecordingLauncher launcher;
@@ -58,6 +61,9 @@ final class MasterFixture implements AutoCloseable {
   MasterFixture(Path root, List<Device> devices, DeviceChooser chooser, boolean filterGpus)
       throws IOException {
     this.root = root;
+    // The ledger as the agent keeps it: checkpointed in the state directory, restored on open.
+    storage = LedgerStorage.open(root.resolve("state"), Clock.systemUTC());
+    ledger = storage.ledger();
     publish(devices);
     Path proc = Files.createDirectories(root.resolve("proc"));
     StringBuilder cpuinfo = new StringBuilder();
@@ -219,6 +225,6 @@ final class MasterFixture implements AutoCloseable {
     master.close();
     launcher.close();
     book.close();
-    ledger.close();
+    storage.close();
   }
 }

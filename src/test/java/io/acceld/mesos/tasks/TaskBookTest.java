@@ -280,4 +280,43 @@ class TaskBookTest {
       assertThat(files.toList()).isEmpty();
     }
   }
+
+  @Test
+  void aDamagedCheckpointIsSetAsideAndTheRestRestoredAndARunningProcessKeepsItsDevices()
+      throws Exception {
+    launch(framework(), "good", GPU0);
+    launch(framework(), "bad", GPU1);
+    book.close();
+    Path badFile;
+    try (var files = Files.list(dir.resolve("tasks"))) {
+      List<Path> all = files.sorted().toList();
+      assertThat(all).hasSize(2);
+      badFile =
+          all.stream()
+              .filter(
+                  f -> {
+                    try {
+                      return !Files.readString(f)
+                          .contains(
+                              java.util.Base64.getEncoder()
+                                  .encodeToString(task("good").toByteArray()));
+                    } catch (java.io.IOException e) {
+                      throw new java.io.UncheckedIOException(e);
+                    }
+                  })
+              .findFirst()
+              .orElseThrow();
+    }
+    Files.writeString(badFile, "{not json");
+
+    book = TaskBook.open(dir, ledger, clock, RETRY);
+    book.afterRecovery(
+        Set.of(
+            new Holder.MesosTask(FW.getValue(), "good"),
+            new Holder.MesosTask(FW.getValue(), "bad")));
+
+    assertThat(book.tasks()).extracting(TaskView::taskId).containsExactly("good");
+    assertThat(Files.exists(badFile.resolveSibling(badFile.getFileName() + ".damaged"))).isTrue();
+    assertThat(ledger.current().isLeased(GPU1)).as("its process still runs").isTrue();
+  }
 }

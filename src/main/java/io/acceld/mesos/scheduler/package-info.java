@@ -1,0 +1,35 @@
+/**
+ * The single-node Mesos master behind the v1 scheduler API: {@link
+ * io.acceld.mesos.scheduler.MesosMaster}.
+ *
+ * <h2>How it is split</h2>
+ *
+ * <ul>
+ *   <li>{@code Framework}, {@code Subscription}, {@code Heartbeats}: who is subscribed on which
+ *       stream, SUBSCRIBED then an immediate HEARTBEAT then one per interval, failover.
+ *   <li>{@code OfferBook}, {@code OfferFactory}, {@code DeviceResources}, {@code NodeAttributes},
+ *       {@code NodeResources}, {@code Reserve}, {@code DeclineFilter}: what is offered. Devices
+ *       come from the ledger's {@link io.acceld.ledger.Availability} only (so a device a pod holds,
+ *       or any replica of it, is never offered); NVIDIA GPUs as {@code gpus}, other accelerators
+ *       under their resource names; CPUs, memory and disk from {@code /proc} minus {@code
+ *       --mesos-reserve} and what live tasks use. One framework at a time gets everything free, as
+ *       Mesos's allocator does with one agent.
+ *   <li>{@code CallValidation}, {@code AcceptValidator}, {@code Roles}, {@code Reconciliation}:
+ *       Mesos's rules and texts.
+ *   <li>{@code MasterState}: {@code GET /state}.
+ * </ul>
+ *
+ * <h2>The rules that keep one device with one workload</h2>
+ *
+ * <ul>
+ *   <li>An ACCEPT leases every device of an operation in one atomic {@link
+ *       io.acceld.ledger.DeviceLedger#lease(java.util.List)} call; a refusal (a pod got there
+ *       first) drops the operation's tasks with the ledger's reason, and nothing launches.
+ *   <li>The lease is persisted, then the tasks are recorded in the task book, then the executor
+ *       side is told: after a crash at any point, a lease without a task is released by {@link
+ *       io.acceld.mesos.tasks.TaskBook#afterRecovery}, and a task is never without its lease.
+ *   <li>An offer whose device stops being available (health, unplug, a kubelet lease) is rescinded
+ *       on the ledger's thread, well within 100 ms.
+ * </ul>
+ */
+package io.acceld.mesos.scheduler;

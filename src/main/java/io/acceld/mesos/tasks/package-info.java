@@ -1,0 +1,8 @@
+/**
+ * The contract between the scheduler side and the executor side ({@link
+ * io.acceld.mesos.tasks.TaskLauncher}, {@link io.acceld.mesos.tasks.StatusSink}, {@link
+ * io.acceld.mesos.tasks.Launch}), and the agent's task book ({@link
+ * io.acceld.mesos.tasks.TaskBook}): every task's row and its reliable status-update stream,
+ * checkpointed one file per task under the bridge's state directory.
+ */
+package io.acceld.mesos.tasks;
