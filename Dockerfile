@@ -1,5 +1,6 @@
 # syntax=docker/dockerfile:1
-# acceld node agent image: docker build -t acceld:0.1.0 .
+# acceld node agent image:
+#   docker build -t acceld:0.1.0 --build-arg ACCELD_REVISION="$(git rev-parse --short=12 HEAD)" .
 #
 # Stage 1 builds the jar with the Maven Wrapper (tests run in CI, not here) and turns it into
 # /opt/acceld with deploy/image/build-runtime.sh: a jlinked runtime of the modules the agent uses,
@@ -24,9 +25,14 @@ COPY mvnw pom.xml ./
 COPY proto/ proto/
 COPY native-probes/ native-probes/
 COPY src/main/ src/main/
+COPY src/build/ src/build/
 COPY deploy/bin/ deploy/bin/
 COPY deploy/image/ deploy/image/
-RUN ./mvnw -B -q package -DskipTests \
+# The context has no .git, so the git revision comes in as an argument (acceld --version and
+# acceld_build_info show it): docker build --build-arg ACCELD_REVISION="$(git rev-parse HEAD)" .
+# Without it the image says "unknown", never a wrong commit.
+ARG ACCELD_REVISION=
+RUN ./mvnw -B -q package -DskipTests -Dacceld.revision="${ACCELD_REVISION}" \
  && deploy/image/build-runtime.sh target/acceld.jar /opt/acceld \
  && mkdir -p /opt/acceld/share \
  && cp -r target/native-probes /opt/acceld/share/native-probes

@@ -220,11 +220,22 @@ class CliTest {
   }
 
   @Test
-  void versionPrintsTheVersion() {
-    Run run = run(Map.of(), "version");
+  void versionAndDashDashVersionPrintTheVersionRevisionBuildDateAndJava() {
+    io.acceld.util.BuildInfo build = io.acceld.util.BuildInfo.current();
+    for (String[] args : List.of(new String[] {"version"}, new String[] {"--version"})) {
+      Run run = run(Map.of(), args);
 
-    assertThat(run.exit()).isZero();
-    assertThat(run.out()).startsWith("acceld ").doesNotContain("unknown");
+      assertThat(run.exit()).as(args[0]).isZero();
+      assertThat(run.out().lines())
+          .as(args[0])
+          .containsExactly(
+              "acceld " + build.version(),
+              "revision: " + build.revision(),
+              "built: " + build.buildDate(),
+              "java: " + Runtime.version() + " (" + System.getProperty("java.vm.name") + ")");
+      assertThat(build.version()).isNotEqualTo("unknown");
+      assertThat(java.time.Instant.parse(build.buildDate())).isNotNull();
+    }
   }
 
   @Test
