@@ -250,6 +250,31 @@ class CliTest {
   }
 
   @Test
+  void helpAndDashDashHelpShowNoneForAnEmptyDefault() {
+    for (String[] args : List.of(new String[] {"help", "run"}, new String[] {"run", "--help"})) {
+      Run run = run(Map.of(), args);
+
+      assertThat(run.exit()).as(String.join(" ", args)).isZero();
+      String help = run.out().replaceAll("\\s+", " ");
+      assertThat(help)
+          .as(String.join(" ", args))
+          .contains("--expect-devices=EXPECTATIONS")
+          .contains("Env ACCELD_EXPECT_DEVICES; default (none).")
+          .contains("Env ACCELD_NODE_NAME; default (none).")
+          .contains("Env ACCELD_SYSFS_ROOT; default /sys.")
+          .doesNotContain("default .");
+    }
+  }
+
+  @Test
+  void helpAloneListsTheCommands() {
+    Run run = run(Map.of(), "help");
+
+    assertThat(run.exit()).isZero();
+    assertThat(run.out()).contains("devices", "run", "kubelet-probe", "version", "help");
+  }
+
+  @Test
   void anAgentUrlWithoutAnHttpSchemeIsAUsageErrorSayingWhatToWrite() {
     for (String url : List.of("127.0.0.1:9445", "localhost:9445")) {
       Run run = run(Map.of(), "devices", "--agent", url);

@@ -2,22 +2,24 @@ package io.acceld.cli;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import io.acceld.config.Setting;
-import io.acceld.config.Settings;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import org.junit.jupiter.api.Test;
 
-/** The README is the operator's reference: every setting must be in its table. */
+/**
+ * The README is where an operator starts: its commands work as written and it leads to the two
+ * references, which their own tests keep exact (ConfigurationReferenceTest, MetricsReferenceIT).
+ */
 class ReadmeTest {
   @Test
-  void everySettingIsDocumentedWithItsEnvVar() throws Exception {
+  void theReadmeLeadsToBothReferencesAndItsCommandsAreTheTestedOnes() throws Exception {
     String readme = Files.readString(Path.of("README.md"));
-    for (Setting<?> s : Settings.ALL) {
-      assertThat(readme).as(s.key()).contains("`" + s.flag()).contains("`" + s.envVar() + "`");
-    }
+
     assertThat(readme)
+        .contains("(docs/configuration.md)", "(docs/metrics.md)")
         .contains("./mvnw -B verify")
         .contains("java -jar target/acceld.jar devices --simulate");
+    assertThat(Path.of("docs/configuration.md")).isRegularFile();
+    assertThat(Path.of("docs/metrics.md")).isRegularFile();
   }
 }
