@@ -50,9 +50,14 @@ ENV PATH=/opt/acceld/bin:$PATH \
 # operator gives the agent its own directories need nothing more. The DaemonSet overrides this with
 # runAsUser: 0 (and no capabilities), because the kubelet's device-plugin directory and
 # kubelet.sock are root-owned 0750/0755 on real nodes: see deploy/kubernetes/daemonset.yaml.
+# Bash completion for `kubectl exec -it ... -- bash` (bash-completion loads it; by hand: `source
+# /usr/share/bash-completion/completions/acceld`), made by build-runtime.sh.
 RUN groupadd --system --gid 65532 acceld \
  && useradd --system --uid 65532 --gid acceld --no-create-home --home-dir /nonexistent \
-      --shell /usr/sbin/nologin acceld
+      --shell /usr/sbin/nologin acceld \
+ && mkdir -p /usr/share/bash-completion/completions \
+ && ln -s /opt/acceld/share/bash-completion/completions/acceld \
+      /usr/share/bash-completion/completions/acceld
 USER 65532:65532
 # /metrics, /healthz, /readyz, /devices
 EXPOSE 9445

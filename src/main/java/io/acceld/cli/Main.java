@@ -43,6 +43,7 @@ public final class Main implements Runnable {
     cli.addSubcommand(withSettings(new RunCommand(context)));
     cli.addSubcommand(new CommandLine(new KubeletProbeCommand(context)));
     cli.addSubcommand(new CommandLine(new VersionCommand(context)));
+    cli.addSubcommand(new CommandLine(new CompletionCommand(context)));
     cli.addSubcommand(new CommandLine(new HelpCommand()));
     cli.setOut(context.out());
     cli.setErr(context.err());

@@ -85,4 +85,18 @@ class DockerfileTest {
                     .startsWith("RUN ./mvnw")
                     .contains("-Dacceld.revision=\"${ACCELD_REVISION}\""));
   }
+
+  @Test
+  void theImageLinksTheBashCompletionWhereBashCompletionLooks() throws Exception {
+    assertThat(finalStage())
+        .filteredOn(i -> i.startsWith("RUN "))
+        .anySatisfy(
+            i ->
+                assertThat(i.replaceAll("\\s+", " "))
+                    .contains(
+                        "ln -s /opt/acceld/share/bash-completion/completions/acceld"
+                            + " /usr/share/bash-completion/completions/acceld"));
+    assertThat(Files.readString(RuntimeImage.SCRIPT))
+        .contains("\"$prefix/bin/acceld\" completion bash >\"$completion\"");
+  }
 }
