@@ -271,7 +271,21 @@ class CliTest {
     Run run = run(Map.of(), "help");
 
     assertThat(run.exit()).isZero();
-    assertThat(run.out()).contains("devices", "run", "kubelet-probe", "version", "help");
+    assertThat(run.out().lines().map(String::strip))
+        .anyMatch(l -> l.startsWith("devices "))
+        .anyMatch(l -> l.startsWith("run "))
+        .anyMatch(l -> l.startsWith("kubelet-probe "))
+        .anyMatch(l -> l.startsWith("version "))
+        .anyMatch(l -> l.startsWith("completion "))
+        .anyMatch(l -> l.startsWith("help "));
+  }
+
+  @Test
+  void versionHelpSaysWhatItPrints() {
+    Run run = run(Map.of(), "version", "--help");
+
+    assertThat(run.exit()).isZero();
+    assertThat(run.out()).contains("version, git revision, build date and Java runtime");
   }
 
   @Test
