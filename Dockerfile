@@ -1,5 +1,6 @@
 # syntax=docker/dockerfile:1
-# acceld node agent image: docker build -t acceld:0.1.0 .
+# acceld node agent image:
+#   docker build -t acceld:0.1.0 --build-arg ACCELD_REVISION="$(git rev-parse --short=12 HEAD)" .
 #
 # Stage 1 builds the jar with the Maven Wrapper (tests run in CI, not here) and turns it into
 # /opt/acceld with deploy/image/build-runtime.sh: a jlinked runtime of the modules the agent uses,
@@ -24,9 +25,14 @@ COPY mvnw pom.xml ./
 COPY proto/ proto/
 COPY native-probes/ native-probes/
 COPY src/main/ src/main/
+COPY src/build/ src/build/
 COPY deploy/bin/ deploy/bin/
 COPY deploy/image/ deploy/image/
-RUN ./mvnw -B -q package -DskipTests \
+# The context has no .git, so the git revision comes in as an argument (acceld --version and
+# acceld_build_info show it): docker build --build-arg ACCELD_REVISION="$(git rev-parse HEAD)" .
+# Without it the image says "unknown", never a wrong commit.
+ARG ACCELD_REVISION=
+RUN ./mvnw -B -q package -DskipTests -Dacceld.revision="${ACCELD_REVISION}" \
  && deploy/image/build-runtime.sh target/acceld.jar /opt/acceld \
  && mkdir -p /opt/acceld/share \
  && cp -r target/native-probes /opt/acceld/share/native-probes
@@ -44,9 +50,14 @@ ENV PATH=/opt/acceld/bin:$PATH \
 # operator gives the agent its own directories need nothing more. The DaemonSet overrides this with
 # runAsUser: 0 (and no capabilities), because the kubelet's device-plugin directory and
 # kubelet.sock are root-owned 0750/0755 on real nodes: see deploy/kubernetes/daemonset.yaml.
+# Bash completion for `kubectl exec -it ... -- bash` (bash-completion loads it; by hand: `source
+# /usr/share/bash-completion/completions/acceld`), made by build-runtime.sh.
 RUN groupadd --system --gid 65532 acceld \
  && useradd --system --uid 65532 --gid acceld --no-create-home --home-dir /nonexistent \
-      --shell /usr/sbin/nologin acceld
+      --shell /usr/sbin/nologin acceld \
+ && mkdir -p /usr/share/bash-completion/completions \
+ && ln -s /opt/acceld/share/bash-completion/completions/acceld \
+      /usr/share/bash-completion/completions/acceld
 USER 65532:65532
 # /metrics, /healthz, /readyz, /devices
 EXPOSE 9445

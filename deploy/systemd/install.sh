@@ -3,6 +3,10 @@
 #
 #   deploy/systemd/install.sh [--no-start] [JAR]    (as root; JAR defaults to target/acceld.jar)
 #
+# Installs the unit, /etc/default/acceld, the acceld command in /usr/local/bin and its bash
+# completion; each path can be moved with PREFIX, UNIT_DIR, ENV_FILE, CONFIG_DIR, BIN_DIR and
+# COMPLETION_DIR (InstallScriptIT installs into a temporary tree that way, with --no-start).
+#
 # Builds the runtime tree with deploy/image/build-runtime.sh straight into $PREFIX (default
 # /opt/acceld: the AppCDS archive is tied to the jar's final path), keeping the tree it replaces as
 # $PREFIX.previous. Rollback: systemctl stop acceld; rm -rf $PREFIX; mv $PREFIX.previous $PREFIX;
@@ -20,6 +24,10 @@ jar=${1:-$repo/target/acceld.jar}
 prefix=${PREFIX:-/opt/acceld}
 unit_dir=${UNIT_DIR:-/etc/systemd/system}
 env_file=${ENV_FILE:-/etc/default/acceld}
+config_dir=${CONFIG_DIR:-/etc/acceld}
+bin_dir=${BIN_DIR:-/usr/local/bin}
+# bash-completion loads completions/<command> from each of XDG_DATA_DIRS (/usr/local/share first).
+completion_dir=${COMPLETION_DIR:-/usr/local/share/bash-completion/completions}
 
 if [ ! -f "$jar" ]; then
   echo "$0: $jar not found: build it with ./mvnw -B package -DskipTests" >&2
@@ -32,13 +40,14 @@ if [ -d "$prefix" ]; then
 fi
 "$repo/deploy/image/build-runtime.sh" "$jar" "$prefix"
 
-install -d -m 0755 "$unit_dir" /etc/acceld
+install -d -m 0755 "$unit_dir" "$config_dir" "$bin_dir" "$completion_dir"
 sed "s|/opt/acceld/|$prefix/|g" "$here/acceld.service" >"$unit_dir/acceld.service"
 chmod 0644 "$unit_dir/acceld.service"
 if [ ! -e "$env_file" ]; then
   install -D -m 0644 "$here/acceld.env" "$env_file"
 fi
-ln -sf "$prefix/bin/acceld" /usr/local/bin/acceld
+ln -sf "$prefix/bin/acceld" "$bin_dir/acceld"
+ln -sf "$prefix/share/bash-completion/completions/acceld" "$completion_dir/acceld"
 
 if [ "$start" = true ]; then
   systemctl daemon-reload

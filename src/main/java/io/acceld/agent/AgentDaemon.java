@@ -132,7 +132,9 @@ public final class AgentDaemon implements AutoCloseable {
                 config.get(Settings.KUBELET_PENDING_LEASE_TTL)));
     agent.start();
     ExpectedDevices expected = new ExpectedDevices(config.get(Settings.EXPECT_DEVICES));
-    log.info("{}", StartupReport.line(BuildInfo.current().version(), config, store.current()));
+    log.info(
+        "{}",
+        StartupReport.line(BuildInfo.current().versionAndRevision(), config, store.current()));
     if (config.get(Settings.FAIL_ON_INIT_ERROR)) {
       failOnInitError(config, discovery, expected.unmet(store.current()));
     }

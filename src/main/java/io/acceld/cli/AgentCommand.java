@@ -2,11 +2,14 @@ package io.acceld.cli;
 
 import io.acceld.config.AgentConfig;
 import io.acceld.config.ConfigLoader;
+import io.acceld.config.EnvironmentCheck;
 import io.acceld.config.Settings;
 import io.acceld.simulate.SimulatedNode;
 import java.nio.file.Path;
 import java.util.Optional;
 import java.util.concurrent.Callable;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Option;
 import picocli.CommandLine.Spec;
@@ -15,6 +18,8 @@ import picocli.CommandLine.Spec;
  * What the commands that look at the node share: the config file, the settings and simulate mode.
  */
 abstract class AgentCommand implements Callable<Integer> {
+  private static final Logger log = LoggerFactory.getLogger(AgentCommand.class);
+
   @Spec CommandSpec spec;
 
   @Option(
@@ -49,6 +54,8 @@ abstract class AgentCommand implements Callable<Integer> {
             context.env(),
             Optional.ofNullable(configFile));
     Logging.configure(config.get(Settings.LOG_LEVEL), config.get(Settings.LOG_FORMAT));
+    // Once per process, after logging is set up so the warning takes the chosen format.
+    EnvironmentCheck.warnings(context.env()).forEach(log::warn);
     if (!simulate) {
       return new Loaded(config, Optional.empty());
     }

@@ -8,6 +8,7 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 import picocli.CommandLine;
 import picocli.CommandLine.Command;
+import picocli.CommandLine.HelpCommand;
 import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Spec;
 
@@ -42,6 +43,8 @@ public final class Main implements Runnable {
     cli.addSubcommand(withSettings(new RunCommand(context)));
     cli.addSubcommand(new CommandLine(new KubeletProbeCommand(context)));
     cli.addSubcommand(new CommandLine(new VersionCommand(context)));
+    cli.addSubcommand(new CommandLine(new CompletionCommand(context)));
+    cli.addSubcommand(new CommandLine(new HelpCommand()));
     cli.setOut(context.out());
     cli.setErr(context.err());
     cli.setExecutionExceptionHandler(

@@ -25,9 +25,9 @@ final class SettingOptions {
                   setting.description()
                       + " Env "
                       + setting.envVar()
-                      + (setting.defaultText() == null
-                          ? "."
-                          : "; default " + setting.defaultText() + "."));
+                      + "; default "
+                      + setting.defaultShown()
+                      + ".");
       if (setting.isSwitch()) {
         option.arity("0..1").fallbackValue("true");
       } else {

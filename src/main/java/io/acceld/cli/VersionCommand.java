@@ -6,9 +6,14 @@ import picocli.CommandLine.Command;
 import picocli.CommandLine.IVersionProvider;
 
 /**
- * {@code acceld version}. The version is stamped into a resource at build time ({@link BuildInfo}).
+ * {@code acceld version} and {@code acceld --version}: the version, the git revision and the build
+ * date stamped into the jar ({@link BuildInfo}), and the Java running it, so a bug report or a look
+ * at a node says exactly which build is there.
  */
-@Command(name = "version", description = "Print the version.")
+@Command(
+    name = "version",
+    description = "Print the version, git revision, build date and Java runtime.",
+    mixinStandardHelpOptions = true)
 final class VersionCommand implements Callable<Integer>, IVersionProvider {
   private final CliContext context;
 
@@ -22,17 +27,13 @@ final class VersionCommand implements Callable<Integer>, IVersionProvider {
 
   @Override
   public Integer call() {
-    context.out().println("acceld " + version());
+    BuildInfo.current().describe().forEach(context.out()::println);
     context.out().flush();
     return 0;
   }
 
   @Override
   public String[] getVersion() {
-    return new String[] {"acceld " + version()};
-  }
-
-  static String version() {
-    return BuildInfo.current().version();
+    return BuildInfo.current().describe().toArray(String[]::new);
   }
 }

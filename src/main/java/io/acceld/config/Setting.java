@@ -29,6 +29,14 @@ public record Setting<T>(
     return "ACCELD_" + key.toUpperCase(Locale.ROOT).replace('-', '_');
   }
 
+  /**
+   * The default as help and the references print it: {@code (none)} when there is none, rather than
+   * an empty string an operator cannot tell from a missing line.
+   */
+  public String defaultShown() {
+    return defaultText == null || defaultText.isEmpty() ? "(none)" : defaultText;
+  }
+
   /** Whether the flag may be given without a value ({@code --cdi} means {@code --cdi=true}). */
   public boolean isSwitch() {
     return "BOOL".equals(paramLabel);

@@ -81,7 +81,8 @@ public final class Settings {
       new Setting<>(
           "device-plugin-dir",
           "DIR",
-          "The kubelet's device-plugin directory: our sockets and kubelet.sock.",
+          "The kubelet's device-plugin directory: our sockets and kubelet.sock. Never created: 'run'"
+              + " waits for the kubelet to make it, alive but not ready.",
           Parsers.path(),
           "/var/lib/kubelet/device-plugins");
 

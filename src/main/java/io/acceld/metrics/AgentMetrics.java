@@ -9,6 +9,7 @@ import io.acceld.ledger.CheckpointWriter;
 import io.acceld.ledger.Holder;
 import io.acceld.nvml.NvmlCallStats;
 import io.acceld.telemetry.TelemetrySample;
+import io.acceld.util.BuildInfo;
 import io.micrometer.prometheusmetrics.PrometheusConfig;
 import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
 import java.util.List;
@@ -56,6 +57,7 @@ public final class AgentMetrics implements AutoCloseable {
     new DcgmCollector(b.telemetry, xids, b.podOwners, b.hostname, b.dcgmLabels).bindTo(registry);
     new LedgerMetrics(b.ledger, b.checkpoint).bindTo(registry);
     new ExpectedDeviceMetrics(b.expectations, b.inventory).bindTo(registry);
+    new BuildInfoMetrics(b.build, BuildInfo.javaVersion()).bindTo(registry);
   }
 
   /** What health monitoring reports that is worth counting: XIDs and corrected ECC errors. */
@@ -129,8 +131,15 @@ public final class AgentMetrics implements AutoCloseable {
     private DcgmCollector.LabelNames dcgmLabels = DcgmCollector.LabelNames.DCGM_EXPORTER;
     private List<DeviceExpectation> expectations = List.of();
     private Supplier<Inventory> inventory = () -> Inventory.EMPTY;
+    private BuildInfo build = BuildInfo.current();
 
     private Builder() {}
+
+    /** The build {@code acceld_build_info} describes; default: this jar's. */
+    public Builder buildInfo(BuildInfo build) {
+      this.build = Objects.requireNonNull(build, "build");
+      return this;
+    }
 
     /**
      * What {@code --expect-devices} asks for and the inventory to count against; default: no

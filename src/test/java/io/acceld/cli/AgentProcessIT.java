@@ -14,6 +14,7 @@ import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -27,12 +28,18 @@ class AgentProcessIT {
   }
 
   Process launch(String... args) throws Exception {
+    return launch(Map.of(), args);
+  }
+
+  Process launch(Map<String, String> env, String... args) throws Exception {
     List<String> command = new ArrayList<>(List.of(javaBin(), "-jar", jar().toString()));
     command.addAll(List.of(args));
-    return new ProcessBuilder(command)
-        .redirectOutput(dir.resolve("out.txt").toFile())
-        .redirectError(dir.resolve("err.txt").toFile())
-        .start();
+    ProcessBuilder builder =
+        new ProcessBuilder(command)
+            .redirectOutput(dir.resolve("out.txt").toFile())
+            .redirectError(dir.resolve("err.txt").toFile());
+    builder.environment().putAll(env);
+    return builder.start();
   }
 
   /**
@@ -40,6 +47,11 @@ class AgentProcessIT {
    * more}.
    */
   Process runSimulated(KubeletDouble kubelet, String... more) throws Exception {
+    return runSimulated(Map.of(), kubelet, more);
+  }
+
+  Process runSimulated(Map<String, String> env, KubeletDouble kubelet, String... more)
+      throws Exception {
     List<String> args =
         new ArrayList<>(
             List.of(
@@ -50,7 +62,7 @@ class AgentProcessIT {
                 "--metrics-address",
                 "127.0.0.1:0"));
     args.addAll(List.of(more));
-    return launch(args.toArray(String[]::new));
+    return launch(env, args.toArray(String[]::new));
   }
 
   static String javaBin() {
@@ -201,5 +213,31 @@ class AgentProcessIT {
     assertThat(events)
         .map(e -> e.get("message").asText())
         .anySatisfy(m -> assertThat(m).matches("Serving /metrics.* on 127\\.0\\.0\\.1:[1-9]\\d*"));
+  }
+
+  @Test
+  void aMisspeltEnvironmentVariableIsWarnedAboutOnceWithTheClosestSettingAndTheAgentRuns()
+      throws Exception {
+    Map<String, String> env =
+        Map.of("ACCELD_METRICS_ADRESS", "127.0.0.1:1", "ACCELD_WIDGET_COLOUR", "blue");
+    try (KubeletDouble kubelet = KubeletDouble.start(dir.resolve("kubelet/device-plugins"))) {
+      Process p = runSimulated(env, kubelet);
+      kubelet.awaitRegistered("nvidia.com/gpu", Duration.ofSeconds(30));
+      assertThat(p.isAlive()).as(err()).isTrue();
+      p.destroy();
+      assertThat(p.waitFor(10, TimeUnit.SECONDS)).isTrue();
+      assertThat(p.exitValue()).as(err()).isZero();
+    }
+
+    List<String> warnings = err().lines().filter(l -> l.contains("matches no setting")).toList();
+    assertThat(warnings).hasSize(2);
+    assertThat(warnings.get(0))
+        .contains("WARN")
+        .contains(
+            "environment variable \"ACCELD_METRICS_ADRESS\" matches no setting and is ignored"
+                + " (did you mean 'ACCELD_METRICS_ADDRESS'?)");
+    assertThat(warnings.get(1))
+        .contains("\"ACCELD_WIDGET_COLOUR\" matches no setting")
+        .doesNotContain("did you mean");
   }
 }

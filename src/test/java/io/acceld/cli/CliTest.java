@@ -220,11 +220,22 @@ class CliTest {
   }
 
   @Test
-  void versionPrintsTheVersion() {
-    Run run = run(Map.of(), "version");
+  void versionAndDashDashVersionPrintTheVersionRevisionBuildDateAndJava() {
+    io.acceld.util.BuildInfo build = io.acceld.util.BuildInfo.current();
+    for (String[] args : List.of(new String[] {"version"}, new String[] {"--version"})) {
+      Run run = run(Map.of(), args);
 
-    assertThat(run.exit()).isZero();
-    assertThat(run.out()).startsWith("acceld ").doesNotContain("unknown");
+      assertThat(run.exit()).as(args[0]).isZero();
+      assertThat(run.out().lines())
+          .as(args[0])
+          .containsExactly(
+              "acceld " + build.version(),
+              "revision: " + build.revision(),
+              "built: " + build.buildDate(),
+              "java: " + Runtime.version() + " (" + System.getProperty("java.vm.name") + ")");
+      assertThat(build.version()).isNotEqualTo("unknown");
+      assertThat(java.time.Instant.parse(build.buildDate())).isNotNull();
+    }
   }
 
   @Test
@@ -236,6 +247,45 @@ class CliTest {
         .contains(
             "--sysfs-root", "ACCELD_SYSFS_ROOT", "--dev-root", "--proc-root", "--nvml-library")
         .contains("--config", "--simulate", "--json");
+  }
+
+  @Test
+  void helpAndDashDashHelpShowNoneForAnEmptyDefault() {
+    for (String[] args : List.of(new String[] {"help", "run"}, new String[] {"run", "--help"})) {
+      Run run = run(Map.of(), args);
+
+      assertThat(run.exit()).as(String.join(" ", args)).isZero();
+      String help = run.out().replaceAll("\\s+", " ");
+      assertThat(help)
+          .as(String.join(" ", args))
+          .contains("--expect-devices=EXPECTATIONS")
+          .contains("Env ACCELD_EXPECT_DEVICES; default (none).")
+          .contains("Env ACCELD_NODE_NAME; default (none).")
+          .contains("Env ACCELD_SYSFS_ROOT; default /sys.")
+          .doesNotContain("default .");
+    }
+  }
+
+  @Test
+  void helpAloneListsTheCommands() {
+    Run run = run(Map.of(), "help");
+
+    assertThat(run.exit()).isZero();
+    assertThat(run.out().lines().map(String::strip))
+        .anyMatch(l -> l.startsWith("devices "))
+        .anyMatch(l -> l.startsWith("run "))
+        .anyMatch(l -> l.startsWith("kubelet-probe "))
+        .anyMatch(l -> l.startsWith("version "))
+        .anyMatch(l -> l.startsWith("completion "))
+        .anyMatch(l -> l.startsWith("help "));
+  }
+
+  @Test
+  void versionHelpSaysWhatItPrints() {
+    Run run = run(Map.of(), "version", "--help");
+
+    assertThat(run.exit()).isZero();
+    assertThat(run.out()).contains("version, git revision, build date and Java runtime");
   }
 
   @Test

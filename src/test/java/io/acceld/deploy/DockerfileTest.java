@@ -72,4 +72,31 @@ class DockerfileTest {
         .doesNotContain(" 0");
     assertThat(stage).contains("EXPOSE 9445");
   }
+
+  @Test
+  void theImageIsStampedWithTheRevisionItIsGivenSinceTheContextHasNoGit() throws Exception {
+    assertThat(Files.readAllLines(Path.of(".dockerignore"))).contains(".git/");
+    List<String> all = instructions();
+    assertThat(all).contains("COPY src/build/ src/build/", "ARG ACCELD_REVISION=");
+    assertThat(all)
+        .anySatisfy(
+            i ->
+                assertThat(i)
+                    .startsWith("RUN ./mvnw")
+                    .contains("-Dacceld.revision=\"${ACCELD_REVISION}\""));
+  }
+
+  @Test
+  void theImageLinksTheBashCompletionWhereBashCompletionLooks() throws Exception {
+    assertThat(finalStage())
+        .filteredOn(i -> i.startsWith("RUN "))
+        .anySatisfy(
+            i ->
+                assertThat(i.replaceAll("\\s+", " "))
+                    .contains(
+                        "ln -s /opt/acceld/share/bash-completion/completions/acceld"
+                            + " /usr/share/bash-completion/completions/acceld"));
+    assertThat(Files.readString(RuntimeImage.SCRIPT))
+        .contains("\"$prefix/bin/acceld\" completion bash >\"$completion\"");
+  }
 }

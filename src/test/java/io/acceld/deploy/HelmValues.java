@@ -44,9 +44,7 @@ final class HelmValues {
     List<String> lines = new ArrayList<>();
     for (Setting<?> s : Settings.ALL) {
       lines.add("  # " + s.description());
-      String dflt =
-          s.defaultText() == null || s.defaultText().isEmpty() ? "(none)" : s.defaultText();
-      lines.add("  # " + s.flag() + " / " + s.envVar() + "; agent default: " + dflt);
+      lines.add("  # " + s.flag() + " / " + s.envVar() + "; agent default: " + s.defaultShown());
       String value =
           CONTAINER_DEFAULTS.getOrDefault(s.key(), s.defaultText() == null ? "" : s.defaultText());
       lines.add("  " + s.key() + ": " + yamlScalar(s, value));

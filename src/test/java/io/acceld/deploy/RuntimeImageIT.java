@@ -104,4 +104,16 @@ class RuntimeImageIT {
     assertThat(modules).singleElement().asString().doesNotContain("java.desktop", "java.sql");
     assertThat(prefix.resolve("jre/lib/acceld.jsa")).isNotEmptyFile();
   }
+
+  @Test
+  void theTreeShipsTheBashCompletionTheRuntimeGeneratedAndItParses() throws Exception {
+    Path completion = RuntimeImage.prefix().resolve("share/bash-completion/completions/acceld");
+
+    assertThat(completion).isNotEmptyFile();
+    assertThat(Files.readString(completion))
+        .contains("complete -F _complete_acceld")
+        .contains("--expect-devices");
+    assertThat(io.acceld.testing.Command.run(dir, "bash", "-n", completion.toString()).exitCode())
+        .isZero();
+  }
 }

@@ -75,9 +75,10 @@ class GrafanaDashboardIT {
         }
       }
     }
-    // The dashboard shows health, leases, registrations and allocations.
+    // The dashboard shows health, leases, registrations, allocations and which builds run.
     assertThat(queried)
         .contains(
+            "acceld_build_info",
             "acceld_device_health",
             "acceld_kubelet_registered",
             "acceld_allocations_total",

@@ -1,5 +1,6 @@
 package io.acceld.metrics;
 
+import io.acceld.config.DeviceExpectation;
 import io.acceld.inventory.Device;
 import io.acceld.inventory.HealthProblem;
 import io.acceld.inventory.InventoryStore;
@@ -33,7 +34,8 @@ import java.util.concurrent.TimeUnit;
 /**
  * An {@link AgentMetrics} with every family populated the way a busy node would have it: four NVML
  * GPUs (one lost, one shared by pods), an AMD GPU, an NVIDIA GPU without NVML that is unhealthy,
- * XIDs, kubelet events, real gRPC calls and NVML call counts.
+ * XIDs, kubelet events, real gRPC calls and NVML call counts, leases checkpointed to disk, and
+ * {@code --expect-devices nvidia.com/gpu=8} unmet.
  */
 final class PopulatedAgent implements AutoCloseable {
   private final NvmlDouble fake;
@@ -41,10 +43,13 @@ final class PopulatedAgent implements AutoCloseable {
   private final InventoryStore store = new InventoryStore();
   private final GpuTelemetrySampler sampler;
   private final AgentMetrics metrics;
-  private final io.acceld.ledger.DeviceLedger ledger =
-      io.acceld.ledger.DeviceLedger.inMemory(java.time.Clock.systemUTC());
+  private final io.acceld.ledger.LedgerStorage storage;
+  private final io.acceld.ledger.DeviceLedger ledger;
 
   PopulatedAgent(Path dir, DcgmCollector.LabelNames labels) throws Exception {
+    storage =
+        io.acceld.ledger.LedgerStorage.open(dir.resolve("state"), java.time.Clock.systemUTC());
+    ledger = storage.ledger();
     fake = NvmlDouble.create(dir.resolve("nvml"), NvmlScenarios.h100s(4));
     nvml = fake.open();
     sampler = new GpuTelemetrySampler(nvml, store::current, Duration.ofSeconds(10));
@@ -58,7 +63,9 @@ final class PopulatedAgent implements AutoCloseable {
             .nvmlCallStats(() -> Optional.of(nvml.callStats()))
             .telemetry(sampler::latest)
             .podOwners(id -> Optional.ofNullable(owners.get(id)))
-            .ledger(ledger::current, Optional.empty())
+            .ledger(ledger::current, Optional.of(storage.writer()))
+            .expectedDevices(
+                List.of(new DeviceExpectation("nvidia.com/gpu", false, 8)), store::current)
             .dcgmLabels(labels)
             .build();
     metrics.deviceHealth().follow(store);
@@ -83,6 +90,7 @@ final class PopulatedAgent implements AutoCloseable {
         new Holder.MesosTask("marathon", "train.1"),
         List.of(io.acceld.inventory.ReplicaId.whole(TestDevices.amd(0, 1).id())),
         "offer");
+    Eventually.await("the leases checkpointed", () -> storage.writer().writes() >= 1);
 
     // GPU 3 falls off the bus: health, XID and telemetry all notice
     fake.control().acceld_fake_set_lost(3, 1);
@@ -91,6 +99,7 @@ final class PopulatedAgent implements AutoCloseable {
     store.publish(TestDevices.inventory(after));
     metrics.xids().record("nvidia.com/gpu", NvmlScenarios.uuid(3), 79);
     metrics.xids().record("nvidia.com/gpu", NvmlScenarios.uuid(1), 13);
+    metrics.ecc().recordCorrected("nvidia.com/gpu", NvmlScenarios.uuid(2));
     sampler.sampleNow();
 
     for (String resource : List.of("nvidia.com/gpu", "amd.com/gpu")) {
@@ -159,7 +168,7 @@ final class PopulatedAgent implements AutoCloseable {
   public void close() {
     sampler.close();
     metrics.close();
-    ledger.close();
+    storage.close();
     nvml.close();
   }
 }
