@@ -16,6 +16,7 @@ import io.acceld.ledger.DeviceLedger;
 import io.acceld.ledger.Holder;
 import io.acceld.ledger.LedgerStorage;
 import io.acceld.mesos.MesosBridge;
+import io.acceld.mesos.http.JdkHttpServerProperties;
 import io.acceld.metrics.AgentMetrics;
 import io.acceld.metrics.DcgmCollector;
 import io.acceld.metrics.KubeletMetrics;
@@ -79,6 +80,8 @@ public final class AgentDaemon implements AutoCloseable {
   private void startParts(AgentConfig config) throws IOException {
     // Before anything is created: sockets, locks and state are the agent's alone.
     FileModeMask.restrict(FileModeMask.OWNER_ONLY);
+    // JVM-wide, read when the first JDK HTTP server is created: before any is.
+    JdkHttpServerProperties.install();
     Clock clock = Clock.systemUTC();
     LedgerStorage storage = keep(LedgerStorage.open(config.get(Settings.STATE_DIR), clock));
     ledger = storage.ledger();
