@@ -798,7 +798,7 @@ public final class MesosMaster implements SchedulerEndpoint, AutoCloseable {
           version = ((LeaseResult.Granted) result).version();
         }
         for (LaunchedTask t : ok) {
-          launching.put(holder(id, t.task()), scalarsOf(t.task()));
+          launching.put(holder(id, t.task()), scalarsOf(t.task().getResourcesList()));
         }
         planned.add(new Planned(groupExecutor, ok, groupExecutor.isPresent(), version));
       }
@@ -878,7 +878,15 @@ public final class MesosMaster implements SchedulerEndpoint, AutoCloseable {
     if (failure.isEmpty()) {
       for (LaunchedTask t : p.tasks()) {
         try {
-          book.record(info, t, executorOf(t.task(), p.executor()));
+          book.record(
+              info,
+              t,
+              executorOf(t.task(), p.executor()),
+              p.executor()
+                  .or(
+                      () ->
+                          Optional.ofNullable(
+                              t.task().hasExecutor() ? t.task().getExecutor() : null)));
           recorded.add(t);
         } catch (IOException e) {
           log.error("Could not record task {} in the task book", t.task().getTaskId(), e);
@@ -966,8 +974,8 @@ public final class MesosMaster implements SchedulerEndpoint, AutoCloseable {
   // Offers
 
   /** Only CPUs, memory and disk: devices are accounted by the ledger. */
-  private static Quantities scalarsOf(TaskInfo task) {
-    Quantities all = Quantities.ofScalars(task.getResourcesList());
+  private static Quantities scalarsOf(List<io.acceld.proto.mesos.v1.Resource> resources) {
+    Quantities all = Quantities.ofScalars(resources);
     Map<String, Double> kept = new HashMap<>();
     for (String name : Reserve.NAMES) {
       kept.put(name, all.get(name));
@@ -980,10 +988,16 @@ public final class MesosMaster implements SchedulerEndpoint, AutoCloseable {
   private Quantities freeScalars(boolean countOffers) {
     Quantities used = Quantities.NONE;
     Set<Holder.MesosTask> counted = new HashSet<>();
+    // A custom executor's own resources are in use once, however many of its tasks run.
+    Set<String> executors = new HashSet<>();
     for (TaskView t : book.tasks()) {
       if (!t.isTerminal()) {
-        used = used.plus(scalarsOf(t.task()));
+        used = used.plus(scalarsOf(t.task().getResourcesList()));
         counted.add(t.holder());
+        if (t.executorInfo().isPresent()
+            && executors.add(t.frameworkId() + "/" + t.executor().getValue())) {
+          used = used.plus(scalarsOf(t.executorInfo().get().getResourcesList()));
+        }
       }
     }
     for (Map.Entry<Holder.MesosTask, Quantities> e : launching.entrySet()) {
