@@ -412,7 +412,7 @@ public final class MesosMaster implements SchedulerEndpoint, AutoCloseable {
       return Reply.failure(400, CallValidation.PREFIX + malformed.get());
     }
     if (call.getType() == Call.Type.SUBSCRIBE) {
-      return Reply.failure(400, "SUBSCRIBE must not carry a 'Mesos-Stream-Id'");
+      return Reply.failure(400, "Subscribe calls should not include the 'Mesos-Stream-Id' header");
     }
     FrameworkID id = call.getFrameworkId();
     synchronized (lock) {
