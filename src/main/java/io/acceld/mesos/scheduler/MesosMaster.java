@@ -29,6 +29,7 @@ import io.acceld.proto.mesos.v1.ExecutorInfo;
 import io.acceld.proto.mesos.v1.Filters;
 import io.acceld.proto.mesos.v1.FrameworkID;
 import io.acceld.proto.mesos.v1.FrameworkInfo;
+import io.acceld.proto.mesos.v1.KillPolicy;
 import io.acceld.proto.mesos.v1.MasterInfo;
 import io.acceld.proto.mesos.v1.Offer;
 import io.acceld.proto.mesos.v1.OfferID;
@@ -125,6 +126,10 @@ public final class MesosMaster implements SchedulerEndpoint, AutoCloseable {
   /** CPUs, memory and disk of ACCEPTs between leasing and the task book. */
   @GuardedBy("lock")
   private final Map<Holder.MesosTask, Quantities> launching = new HashMap<>();
+
+  /** KILLs of tasks still in {@link #launching}: delivered once the executor side has them. */
+  @GuardedBy("lock")
+  private final Map<Holder.MesosTask, Optional<KillPolicy>> killsWhileLaunching = new HashMap<>();
 
   @GuardedBy("lock")
   private int nextFirst;
@@ -615,6 +620,15 @@ public final class MesosMaster implements SchedulerEndpoint, AutoCloseable {
   }
 
   private void kill(FrameworkID id, Call.Kill kill) {
+    synchronized (lock) {
+      // Between the lease and the executor side: the kill waits for the launch.
+      Holder.MesosTask key = new Holder.MesosTask(id.getValue(), kill.getTaskId().getValue());
+      if (launching.containsKey(key)) {
+        killsWhileLaunching.put(
+            key, kill.hasKillPolicy() ? Optional.of(kill.getKillPolicy()) : Optional.empty());
+        return;
+      }
+    }
     Optional<TaskView> task = book.task(id, kill.getTaskId());
     if (task.isPresent() && !task.get().isTerminal()) {
       launcher.kill(
@@ -919,7 +933,6 @@ public final class MesosMaster implements SchedulerEndpoint, AutoCloseable {
       }
     }
     synchronized (lock) {
-      p.tasks().forEach(t -> launching.remove(holder(id, t.task())));
       Framework fw = frameworks.get(id.getValue());
       if (fw != null) {
         dropped.forEach(s -> sendLocked(fw, update(s)));
@@ -928,6 +941,20 @@ public final class MesosMaster implements SchedulerEndpoint, AutoCloseable {
     if (failure.isEmpty()) {
       launcher.launch(new Launch(info, agentInfo, p.executor(), p.tasks(), p.group()));
     }
+    Map<Holder.MesosTask, Optional<KillPolicy>> kills = new HashMap<>();
+    synchronized (lock) {
+      for (LaunchedTask t : p.tasks()) {
+        Holder.MesosTask key = holder(id, t.task());
+        launching.remove(key);
+        Optional<KillPolicy> policy = killsWhileLaunching.remove(key);
+        if (policy != null && failure.isEmpty()) {
+          kills.put(key, policy);
+        }
+      }
+    }
+    kills.forEach(
+        (key, policy) ->
+            launcher.kill(id, TaskID.newBuilder().setValue(key.taskId()).build(), policy));
   }
 
   /** A command task runs under the command executor, whose ID is the task's (as in Mesos). */
