@@ -29,6 +29,7 @@ import io.acceld.proto.mesos.v1.ExecutorInfo;
 import io.acceld.proto.mesos.v1.Filters;
 import io.acceld.proto.mesos.v1.FrameworkID;
 import io.acceld.proto.mesos.v1.FrameworkInfo;
+import io.acceld.proto.mesos.v1.KillPolicy;
 import io.acceld.proto.mesos.v1.MasterInfo;
 import io.acceld.proto.mesos.v1.Offer;
 import io.acceld.proto.mesos.v1.OfferID;
@@ -125,6 +126,10 @@ public final class MesosMaster implements SchedulerEndpoint, AutoCloseable {
   /** CPUs, memory and disk of ACCEPTs between leasing and the task book. */
   @GuardedBy("lock")
   private final Map<Holder.MesosTask, Quantities> launching = new HashMap<>();
+
+  /** KILLs of tasks still in {@link #launching}: delivered once the executor side has them. */
+  @GuardedBy("lock")
+  private final Map<Holder.MesosTask, Optional<KillPolicy>> killsWhileLaunching = new HashMap<>();
 
   @GuardedBy("lock")
   private int nextFirst;
@@ -412,7 +417,7 @@ public final class MesosMaster implements SchedulerEndpoint, AutoCloseable {
       return Reply.failure(400, CallValidation.PREFIX + malformed.get());
     }
     if (call.getType() == Call.Type.SUBSCRIBE) {
-      return Reply.failure(400, "SUBSCRIBE must not carry a 'Mesos-Stream-Id'");
+      return Reply.failure(400, "Subscribe calls should not include the 'Mesos-Stream-Id' header");
     }
     FrameworkID id = call.getFrameworkId();
     synchronized (lock) {
@@ -615,6 +620,15 @@ public final class MesosMaster implements SchedulerEndpoint, AutoCloseable {
   }
 
   private void kill(FrameworkID id, Call.Kill kill) {
+    synchronized (lock) {
+      // Between the lease and the executor side: the kill waits for the launch.
+      Holder.MesosTask key = new Holder.MesosTask(id.getValue(), kill.getTaskId().getValue());
+      if (launching.containsKey(key)) {
+        killsWhileLaunching.put(
+            key, kill.hasKillPolicy() ? Optional.of(kill.getKillPolicy()) : Optional.empty());
+        return;
+      }
+    }
     Optional<TaskView> task = book.task(id, kill.getTaskId());
     if (task.isPresent() && !task.get().isTerminal()) {
       launcher.kill(
@@ -798,7 +812,7 @@ public final class MesosMaster implements SchedulerEndpoint, AutoCloseable {
           version = ((LeaseResult.Granted) result).version();
         }
         for (LaunchedTask t : ok) {
-          launching.put(holder(id, t.task()), scalarsOf(t.task()));
+          launching.put(holder(id, t.task()), scalarsOf(t.task().getResourcesList()));
         }
         planned.add(new Planned(groupExecutor, ok, groupExecutor.isPresent(), version));
       }
@@ -878,7 +892,15 @@ public final class MesosMaster implements SchedulerEndpoint, AutoCloseable {
     if (failure.isEmpty()) {
       for (LaunchedTask t : p.tasks()) {
         try {
-          book.record(info, t, executorOf(t.task(), p.executor()));
+          book.record(
+              info,
+              t,
+              executorOf(t.task(), p.executor()),
+              p.executor()
+                  .or(
+                      () ->
+                          Optional.ofNullable(
+                              t.task().hasExecutor() ? t.task().getExecutor() : null)));
           recorded.add(t);
         } catch (IOException e) {
           log.error("Could not record task {} in the task book", t.task().getTaskId(), e);
@@ -911,7 +933,6 @@ public final class MesosMaster implements SchedulerEndpoint, AutoCloseable {
       }
     }
     synchronized (lock) {
-      p.tasks().forEach(t -> launching.remove(holder(id, t.task())));
       Framework fw = frameworks.get(id.getValue());
       if (fw != null) {
         dropped.forEach(s -> sendLocked(fw, update(s)));
@@ -920,6 +941,20 @@ public final class MesosMaster implements SchedulerEndpoint, AutoCloseable {
     if (failure.isEmpty()) {
       launcher.launch(new Launch(info, agentInfo, p.executor(), p.tasks(), p.group()));
     }
+    Map<Holder.MesosTask, Optional<KillPolicy>> kills = new HashMap<>();
+    synchronized (lock) {
+      for (LaunchedTask t : p.tasks()) {
+        Holder.MesosTask key = holder(id, t.task());
+        launching.remove(key);
+        Optional<KillPolicy> policy = killsWhileLaunching.remove(key);
+        if (policy != null && failure.isEmpty()) {
+          kills.put(key, policy);
+        }
+      }
+    }
+    kills.forEach(
+        (key, policy) ->
+            launcher.kill(id, TaskID.newBuilder().setValue(key.taskId()).build(), policy));
   }
 
   /** A command task runs under the command executor, whose ID is the task's (as in Mesos). */
@@ -966,8 +1001,8 @@ public final class MesosMaster implements SchedulerEndpoint, AutoCloseable {
   // Offers
 
   /** Only CPUs, memory and disk: devices are accounted by the ledger. */
-  private static Quantities scalarsOf(TaskInfo task) {
-    Quantities all = Quantities.ofScalars(task.getResourcesList());
+  private static Quantities scalarsOf(List<io.acceld.proto.mesos.v1.Resource> resources) {
+    Quantities all = Quantities.ofScalars(resources);
     Map<String, Double> kept = new HashMap<>();
     for (String name : Reserve.NAMES) {
       kept.put(name, all.get(name));
@@ -980,10 +1015,16 @@ public final class MesosMaster implements SchedulerEndpoint, AutoCloseable {
   private Quantities freeScalars(boolean countOffers) {
     Quantities used = Quantities.NONE;
     Set<Holder.MesosTask> counted = new HashSet<>();
+    // A custom executor's own resources are in use once, however many of its tasks run.
+    Set<String> executors = new HashSet<>();
     for (TaskView t : book.tasks()) {
       if (!t.isTerminal()) {
-        used = used.plus(scalarsOf(t.task()));
+        used = used.plus(scalarsOf(t.task().getResourcesList()));
         counted.add(t.holder());
+        if (t.executorInfo().isPresent()
+            && executors.add(t.frameworkId() + "/" + t.executor().getValue())) {
+          used = used.plus(scalarsOf(t.executorInfo().get().getResourcesList()));
+        }
       }
     }
     for (Map.Entry<Holder.MesosTask, Quantities> e : launching.entrySet()) {

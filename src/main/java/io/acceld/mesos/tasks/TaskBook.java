@@ -5,6 +5,7 @@ import io.acceld.ledger.DeviceLedger;
 import io.acceld.ledger.Holder;
 import io.acceld.ledger.Lease;
 import io.acceld.proto.mesos.v1.ExecutorID;
+import io.acceld.proto.mesos.v1.ExecutorInfo;
 import io.acceld.proto.mesos.v1.FrameworkID;
 import io.acceld.proto.mesos.v1.FrameworkInfo;
 import io.acceld.proto.mesos.v1.Label;
@@ -120,6 +121,7 @@ public final class TaskBook implements StatusSink, AutoCloseable {
                 row.framework(),
                 row.task(),
                 row.executor(),
+                row.executorInfo(),
                 row.deviceIds(),
                 row.latest(),
                 backoff());
@@ -153,8 +155,13 @@ public final class TaskBook implements StatusSink, AutoCloseable {
    * it. Returns once it is checkpointed.
    *
    * @param executor the executor it will run under (the task's ID for a command task)
+   * @param executorInfo the custom executor, for a task that has one (its own, or its group's)
    */
-  public void record(FrameworkInfo framework, LaunchedTask launched, ExecutorID executor)
+  public void record(
+      FrameworkInfo framework,
+      LaunchedTask launched,
+      ExecutorID executor,
+      Optional<ExecutorInfo> executorInfo)
       throws IOException {
     TaskStatus staging =
         TaskStatus.newBuilder()
@@ -166,7 +173,13 @@ public final class TaskBook implements StatusSink, AutoCloseable {
             .build();
     TaskEntry e =
         new TaskEntry(
-            framework, launched.task(), executor, launched.deviceIds(), staging, backoff());
+            framework,
+            launched.task(),
+            executor,
+            executorInfo,
+            launched.deviceIds(),
+            staging,
+            backoff());
     synchronized (lock) {
       checkpoint.write(e);
       entries.put(e.holder(), e);

@@ -6,6 +6,7 @@ import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import com.google.protobuf.InvalidProtocolBufferException;
 import io.acceld.proto.mesos.v1.ExecutorID;
+import io.acceld.proto.mesos.v1.ExecutorInfo;
 import io.acceld.proto.mesos.v1.FrameworkInfo;
 import io.acceld.proto.mesos.v1.TaskInfo;
 import io.acceld.proto.mesos.v1.TaskStatus;
@@ -21,6 +22,7 @@ import java.util.ArrayList;
 import java.util.Base64;
 import java.util.HexFormat;
 import java.util.List;
+import java.util.Optional;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -39,6 +41,7 @@ final class TaskCheckpoint {
       FrameworkInfo framework,
       TaskInfo task,
       ExecutorID executor,
+      Optional<ExecutorInfo> executorInfo,
       List<String> deviceIds,
       TaskStatus latest,
       List<TaskStatus> pending) {}
@@ -71,6 +74,7 @@ final class TaskCheckpoint {
     root.put("framework", encode(e.framework.toByteArray()));
     root.put("task", encode(e.task.toByteArray()));
     root.put("executor_id", e.executor.getValue());
+    e.executorInfo.ifPresent(x -> root.put("executor_info", encode(x.toByteArray())));
     ArrayNode devices = root.putArray("devices");
     e.deviceIds.forEach(devices::add);
     root.put("latest", encode(e.latest.toByteArray()));
@@ -133,6 +137,9 @@ final class TaskCheckpoint {
           FrameworkInfo.parseFrom(decode(root.path("framework"))),
           TaskInfo.parseFrom(decode(root.path("task"))),
           ExecutorID.newBuilder().setValue(root.path("executor_id").asText()).build(),
+          root.hasNonNull("executor_info")
+              ? Optional.of(ExecutorInfo.parseFrom(decode(root.path("executor_info"))))
+              : Optional.empty(),
           devices,
           TaskStatus.parseFrom(decode(root.path("latest"))),
           pending);

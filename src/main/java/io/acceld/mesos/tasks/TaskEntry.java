@@ -2,6 +2,7 @@ package io.acceld.mesos.tasks;
 
 import io.acceld.ledger.Holder;
 import io.acceld.proto.mesos.v1.ExecutorID;
+import io.acceld.proto.mesos.v1.ExecutorInfo;
 import io.acceld.proto.mesos.v1.FrameworkInfo;
 import io.acceld.proto.mesos.v1.TaskInfo;
 import io.acceld.proto.mesos.v1.TaskStatus;
@@ -9,6 +10,7 @@ import io.acceld.util.Backoff;
 import java.util.ArrayDeque;
 import java.util.Deque;
 import java.util.List;
+import java.util.Optional;
 import java.util.concurrent.ScheduledFuture;
 
 /**
@@ -19,6 +21,7 @@ final class TaskEntry {
   final FrameworkInfo framework;
   final TaskInfo task;
   final ExecutorID executor;
+  final Optional<ExecutorInfo> executorInfo;
   final List<String> deviceIds;
   TaskStatus latest;
 
@@ -35,12 +38,14 @@ final class TaskEntry {
       FrameworkInfo framework,
       TaskInfo task,
       ExecutorID executor,
+      Optional<ExecutorInfo> executorInfo,
       List<String> deviceIds,
       TaskStatus latest,
       Backoff backoff) {
     this.framework = framework;
     this.task = task;
     this.executor = executor;
+    this.executorInfo = executorInfo;
     this.deviceIds = List.copyOf(deviceIds);
     this.latest = latest;
     this.backoff = backoff;
@@ -55,7 +60,7 @@ final class TaskEntry {
   }
 
   TaskView view() {
-    return new TaskView(framework, task, executor, deviceIds, latest, pending.size());
+    return new TaskView(framework, task, executor, executorInfo, deviceIds, latest, pending.size());
   }
 
   void cancelRetry() {

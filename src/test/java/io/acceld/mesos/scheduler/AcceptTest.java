@@ -275,6 +275,16 @@ class AcceptTest {
     launch.tasks().forEach(t -> devices.addAll(t.deviceIds()));
     assertThat(devices).hasSize(2);
     assertThat(nextUpdate(s, "a").getExecutorId().getValue()).isEqualTo("group-exec");
+    // Two tasks of one CPU and their executor's 0.1, out of the 7 offered.
+    Eventually.await("recorded", () -> m.book.tasks().size() == 2);
+    assertThat(
+            new ObjectMapper()
+                .readTree(m.master.stateJson())
+                .path("agent")
+                .path("free_resources")
+                .path("cpus")
+                .asDouble())
+        .isEqualTo(4.9);
   }
 
   @Test

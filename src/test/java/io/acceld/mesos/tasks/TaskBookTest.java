@@ -121,7 +121,8 @@ class TaskBookTest {
         fw,
         new LaunchedTask(
             task(id), List.of(devices), new RuntimeSpec(Map.of(), List.of(), List.of(), List.of())),
-        ExecutorID.newBuilder().setValue(id).build());
+        ExecutorID.newBuilder().setValue(id).build(),
+        java.util.Optional.empty());
   }
 
   static TaskStatus status(String task, TaskState state, int n) {
