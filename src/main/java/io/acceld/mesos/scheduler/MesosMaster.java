@@ -93,6 +93,13 @@ public final class MesosMaster implements SchedulerEndpoint, AutoCloseable {
 
   private static final Duration PERSIST_TIMEOUT = Duration.ofSeconds(10);
 
+  /**
+   * How long a framework with live tasks has to re-subscribe after the agent restarted, at least:
+   * Mesos's {@code --agent_reregister_timeout}, the window a failed-over master gives. Its own
+   * failover timeout is often 0, and an agent upgrade must not kill every task of such a framework.
+   */
+  static final Duration RESTART_REREGISTER_WINDOW = Duration.ofMinutes(10);
+
   private final DeviceLedger ledger;
   private final DeviceChooser chooser;
   private final RuntimeSpecs specs;
@@ -206,6 +213,7 @@ public final class MesosMaster implements SchedulerEndpoint, AutoCloseable {
             clock,
             mayOffer);
     book.attach(master.new Forwarder());
+    master.restoreFrameworks();
     ledger.subscribeIgnoring(Publisher.MESOS, master::onAvailability);
     long every = ALLOCATION_INTERVAL.toNanos();
     master.timers.scheduleWithFixedDelay(
@@ -353,6 +361,38 @@ public final class MesosMaster implements SchedulerEndpoint, AutoCloseable {
     stream.onClose(() -> disconnected(id, subscription));
     book.resendUnacknowledged(id);
     queueAllocation();
+  }
+
+  /**
+   * The frameworks of the tasks that outlived a restart, known again but disconnected: their calls
+   * get 403 until they re-subscribe, and they are torn down if they do not within their failover
+   * timeout, or {@link #RESTART_REREGISTER_WINDOW} if that is longer.
+   */
+  private void restoreFrameworks() {
+    synchronized (lock) {
+      for (TaskView task : book.tasks()) {
+        if (task.isTerminal() || frameworks.containsKey(task.frameworkId())) {
+          continue;
+        }
+        FrameworkInfo info = task.framework();
+        FrameworkID id = info.getId();
+        Framework fw = new Framework(id, info);
+        frameworks.put(id.getValue(), fw);
+        double seconds =
+            Math.max(RESTART_REREGISTER_WINDOW.toSeconds(), Math.max(0, info.getFailoverTimeout()));
+        long nanos = seconds > Long.MAX_VALUE / 1e9 ? Long.MAX_VALUE : (long) (seconds * 1e9);
+        fw.failover =
+            timers.schedule(
+                () -> teardown(id, "it did not re-subscribe after the agent restarted"),
+                nanos,
+                TimeUnit.NANOSECONDS);
+        log.info(
+            "Framework {} has tasks from before the restart; it is torn down unless it"
+                + " re-subscribes within {} s",
+            id.getValue(),
+            (long) seconds);
+      }
+    }
   }
 
   /** A subscription's stream ended: the framework is disconnected and failover time starts. */

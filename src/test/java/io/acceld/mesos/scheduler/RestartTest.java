@@ -7,6 +7,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import io.acceld.inventory.Device;
 import io.acceld.ledger.Holder;
 import io.acceld.ledger.Lease;
+import io.acceld.mesos.http.Reply;
 import io.acceld.mesos.scheduler.MasterFixture.Scheduler;
 import io.acceld.proto.mesos.v1.Offer;
 import io.acceld.proto.mesos.v1.TaskState;
@@ -17,6 +18,7 @@ import io.acceld.testing.Eventually;
 import io.acceld.testing.TestDevices;
 import java.nio.file.Path;
 import java.util.List;
+import java.util.Optional;
 import java.util.Set;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
@@ -105,5 +107,24 @@ class RestartTest {
     assertThat(lost.getReason()).isEqualTo(TaskStatus.Reason.REASON_AGENT_RESTARTED);
     assertThat(m.ledger.current().leases()).isEmpty();
     assertThat(MasterFixture.amount(anOffer(s), "gpus")).isEqualTo(2);
+  }
+
+  @Test
+  void aFrameworkWithLiveTasksIsKnownButDisconnectedAfterTheRestart() throws Exception {
+    Scheduler before = runATaskThenStop();
+    m.book.afterRecovery(Set.of(new Holder.MesosTask(before.id().getValue(), "t1")));
+
+    // Known (not 400 "Framework cannot be found"), not subscribed: 403 until it re-subscribes.
+    Reply reply =
+        m.master.handle(
+            Call.newBuilder()
+                .setFrameworkId(before.id())
+                .setType(Call.Type.RECONCILE)
+                .setReconcile(Call.Reconcile.getDefaultInstance())
+                .build(),
+            Optional.of(before.streamId()),
+            Optional.empty());
+    assertThat(reply).isEqualTo(new Reply.Failure(403, "Framework is not subscribed"));
+    assertThat(m.subscribe(before.info().toBuilder()).id()).isEqualTo(before.id());
   }
 }
