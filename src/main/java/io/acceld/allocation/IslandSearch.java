@@ -4,11 +4,11 @@ import java.util.Arrays;
 
 /**
  * The exact search for requests too large to enumerate: a branch and bound over units in index
- * order, with a bound built from the node's NVLink islands, started from {@link GreedySwapSearch}'s
- * answer. Within its work budget ({@link #DEFAULT_NODE_BUDGET} search nodes) the answer is the
- * optimum and the tie-break winner, exactly as {@link ExactSearch} defines them; a search that runs
- * out of budget answers the best set it has seen, never worse than the greedy one. The budget is
- * counted in nodes, not time, so the same request always gets the same answer.
+ * order, with a bound built from the node's NVLink islands. Within its work budget ({@link
+ * #DEFAULT_NODE_BUDGET} search nodes) the answer is the optimum and the tie-break winner, exactly
+ * as {@link ExactSearch} defines them. A search that runs out of budget answers the better of the
+ * best set it has seen and {@link GreedySwapSearch}'s; the budget is counted in nodes, not time, so
+ * the same request always gets the same answer.
  *
  * <h2>The bound</h2>
  *
@@ -16,44 +16,52 @@ import java.util.Arrays;
  * and the units it decided to take) and must pick r more from the candidates, the free units after
  * the last decided index. Candidates fall into islands: connected components of the NVLink graph
  * among the free units, which on NVLink nodes are cliques or near-cliques (an NVSwitch tray, a
- * hybrid cube mesh). Every pair across islands has no NVLinks, and weighs at most M, the heaviest
- * such pair among the candidates. For a unit c of island a, gain(c) is its own weight plus its
- * pairs with S, and H(c, j) the sum of its j heaviest pairs with other candidates of its island.
- * Any completion R taking t_a units from island a then satisfies
+ * hybrid cube mesh). Every pair across islands has no NVLinks and weighs at most M, the heaviest
+ * such pair among the candidates. With gain(c) a unit's own weight plus its pairs with S, any
+ * completion R taking t_a units from island a satisfies
  *
- * <pre>2·value(R) ≤ Σ_a [ B_a(t_a) − M·t_a² ] + M·r²,  B_a(t) = top t of { 2·gain(c) + H(c, t−1) }
- * </pre>
+ * <pre>2·value(R) ≤ Σ_a [ B_a(t_a) − M·t_a² ] + M·r²</pre>
  *
- * (each unit is credited its t_a − 1 best island partners; the r² − Σ t_a² ordered pairs across
- * islands at M each). Maximising the right side over Σ t_a = r is a knapsack over islands, solved
- * exactly by dynamic programming in O(r · candidates). On a clique island B_a is exact in the
- * NVLink digit, so a node is cut as soon as the NVLinks it can still reach fall short; what is left
- * to search are the sets that tie on NVLinks, and there the same bound, on PCIe and NUMA, cuts
- * most.
+ * where B_a(t) bounds twice the gains plus the pairs of t candidates of island a: exactly, as the
+ * best over every subset of the island's candidates, for islands of up to {@link #EXACT_ISLAND}
+ * (the pair sums of every subset are worked out once per request, the gains per node), and for
+ * larger islands as the top t of {2·gain(c) + c's t−1 heaviest island pairs}. The r² − Σ t_a²
+ * ordered pairs across islands count M each. Maximising the right side over Σ t_a = r is a knapsack
+ * over islands, solved exactly by dynamic programming. The bound is exact in the NVLink digit on
+ * every island, so a node is cut as soon as the NVLinks it can still reach fall short; its only
+ * slack is in how PCIe and NUMA weigh pairs across islands. The maximising choice at the root is
+ * itself a set, and the first incumbent.
  *
  * <p>Nodes are visited in index order, taking a unit before leaving it out, which visits sets in
  * lexicographic order: a node is also cut when its bound only ties the best set and its smallest
- * completion sorts after it.
+ * completion does not sort before it.
  */
 final class IslandSearch implements SubsetSearch {
   /**
-   * Search nodes at most per request: about 1 ms at 64 devices on the development machine (see
-   * BENCHMARKS.md), far more than any island topology measured there needed.
+   * Search nodes at most per request: a few milliseconds at 64 devices in the worst case on the
+   * development machine; random fragmented 64-device island nodes need far fewer (see BENCHMARKS.md
+   * and IslandSearchTest).
    */
-  static final long DEFAULT_NODE_BUDGET = 5_000;
+  static final long DEFAULT_NODE_BUDGET = 4_000;
+
+  /** Islands up to this size get the exact per-subset bound: 2^12 subsets at most. */
+  static final int EXACT_ISLAND = 12;
 
   /** The answer and whether the search finished within its budget, so it is proven optimal. */
   record Outcome(int[] units, boolean proven, long nodes) {}
 
-  private final SubsetSearch seed;
+  private final SubsetSearch fallback;
   private final long nodeBudget;
 
   IslandSearch() {
     this(new GreedySwapSearch(), DEFAULT_NODE_BUDGET);
   }
 
-  IslandSearch(SubsetSearch seed, long nodeBudget) {
-    this.seed = seed;
+  /**
+   * @param fallback consulted when the budget runs out (and for objectives too large to pack)
+   */
+  IslandSearch(SubsetSearch fallback, long nodeBudget) {
+    this.fallback = fallback;
     this.nodeBudget = nodeBudget;
   }
 
@@ -63,15 +71,28 @@ final class IslandSearch implements SubsetSearch {
   }
 
   Outcome search(ScoreTable table, int[] fixed, int size) {
-    int[] incumbent = seed.best(table, fixed, size);
-    if (size <= fixed.length || size >= table.size()) {
-      return new Outcome(incumbent, true, 0);
+    int n = table.size();
+    if (size <= fixed.length) {
+      return new Outcome(fixed.clone(), true, 0);
+    }
+    if (size >= n) {
+      int[] all = new int[n];
+      Arrays.setAll(all, u -> u);
+      return new Outcome(all, true, 0);
     }
     ScalarObjective objective = ScalarObjective.of(table, size);
     if (objective == null) {
-      return new Outcome(incumbent, false, 0);
+      return new Outcome(fallback.best(table, fixed, size), false, 0);
     }
-    return new Run(table, objective, fixed, size, incumbent, nodeBudget).search();
+    Outcome found = new Run(table, objective, fixed, size, nodeBudget).search();
+    if (found.proven()) {
+      return found;
+    }
+    int[] other = fallback.best(table, fixed, size);
+    long a = objective.of(found.units());
+    long b = objective.of(other);
+    boolean otherWins = b > a || (b == a && ScoreTable.compareIndices(other, found.units()) < 0);
+    return new Outcome(otherWins ? other : found.units(), false, found.nodes());
   }
 
   /** One search's state. */
@@ -85,7 +106,10 @@ final class IslandSearch implements SubsetSearch {
     // island[u]: island of free unit u; islands[a]: its free units, ascending.
     private final int[] island;
     private final int[][] islands;
-    // partners[u]: the other free units of u's island, heaviest pair first.
+    // For islands of up to EXACT_ISLAND: twice the pair sum of every subset of its members, by
+    // bit mask over islands[a]. Null for larger islands.
+    private final long[][] pairSums;
+    // For larger islands: partners[u], the other units of u's island, heaviest pair first.
     private final int[][] partners;
     // crossMax[p]: heaviest pair between free units >= p of different islands.
     private final long[] crossMax;
@@ -93,6 +117,7 @@ final class IslandSearch implements SubsetSearch {
     private final int[] freeFrom;
     // gain[u]: u's own weight plus its pairs with the chosen set.
     private final long[] gain;
+    private final long startValue;
     private final int[] chosen;
     private int depth;
 
@@ -104,16 +129,15 @@ final class IslandSearch implements SubsetSearch {
     // Bound scratch.
     private final long[] dp;
     private final long[] nextDp;
+    private final long[] islandBest;
+    private final long[] subsetGains;
     private final long[] values;
-    private final long[][] prefix;
+    private final long[] prefix;
+    // Only for the root's bound, whose maximiser is the first incumbent: per island, per count.
+    private int[][] countChoice;
+    private int[][] subsetChoice;
 
-    Run(
-        ScoreTable table,
-        ScalarObjective objective,
-        int[] fixed,
-        int size,
-        int[] incumbent,
-        long budget) {
+    Run(ScoreTable table, ScalarObjective objective, int[] fixed, int size, long budget) {
       this.objective = objective;
       this.n = table.size();
       this.size = size;
@@ -125,10 +149,18 @@ final class IslandSearch implements SubsetSearch {
       }
       this.island = new int[n];
       this.islands = islandsOf(table);
+      this.pairSums = new long[islands.length][];
       this.partners = new int[n][];
-      for (int[] members : islands) {
-        for (int u : members) {
-          partners[u] = byWeight(u, members);
+      int largest = 0;
+      for (int a = 0; a < islands.length; a++) {
+        int[] members = islands[a];
+        largest = Math.max(largest, members.length);
+        if (members.length <= EXACT_ISLAND) {
+          pairSums[a] = pairSumsOf(members);
+        } else {
+          for (int u : members) {
+            partners[u] = byWeight(u, members);
+          }
         }
       }
       this.crossMax = new long[n + 1];
@@ -147,29 +179,24 @@ final class IslandSearch implements SubsetSearch {
         }
       }
       this.gain = new long[n];
-      long start = 0;
       for (int u = 0; u < n; u++) {
         gain[u] = objective.unit(u);
       }
+      long start = 0;
       for (int f : fixed) {
         start += gain[f];
         addToGains(f);
       }
       this.startValue = start;
-      this.chosen = new int[size - fixed.length];
-      this.bestValue = objective.of(incumbent);
-      this.bestFree = freePart(incumbent);
       int r = size - fixed.length;
+      this.chosen = new int[r];
       this.dp = new long[r + 1];
       this.nextDp = new long[r + 1];
+      this.islandBest = new long[r + 1];
+      this.subsetGains = new long[1 << Math.min(largest, EXACT_ISLAND)];
       this.values = new long[n];
-      this.prefix = new long[n][];
-      for (int u = 0; u < n; u++) {
-        prefix[u] = new long[Math.min(r, partners[u] == null ? 0 : partners[u].length) + 1];
-      }
+      this.prefix = new long[n * (r + 1)];
     }
-
-    private final long startValue;
 
     /** Components of the NVLink graph among the free units; sets {@link #island}. */
     private int[][] islandsOf(ScoreTable table) {
@@ -221,24 +248,28 @@ final class IslandSearch implements SubsetSearch {
       return u;
     }
 
-    private int[] byWeight(int u, int[] members) {
-      Integer[] others = new Integer[members.length - 1];
-      int at = 0;
-      for (int v : members) {
-        if (v != u) {
-          others[at++] = v;
+    /** Twice the pair sum of every subset of {@code members}, by bit mask. */
+    private long[] pairSumsOf(int[] members) {
+      long[] sums = new long[1 << members.length];
+      for (int mask = 1; mask < sums.length; mask++) {
+        int low = Integer.numberOfTrailingZeros(mask);
+        int rest = mask & (mask - 1);
+        long withLow = 0;
+        for (int bits = rest; bits != 0; bits &= bits - 1) {
+          withLow += objective.pair(members[low], members[Integer.numberOfTrailingZeros(bits)]);
         }
+        sums[mask] = sums[rest] + 2 * withLow;
       }
-      Arrays.sort(others, (x, y) -> Long.compare(objective.pair(u, y), objective.pair(u, x)));
-      int[] sorted = new int[others.length];
-      for (int i = 0; i < sorted.length; i++) {
-        sorted[i] = others[i];
-      }
-      return sorted;
+      return sums;
     }
 
-    private int[] freePart(int[] units) {
-      return Arrays.stream(units).filter(u -> !isFixed[u]).sorted().toArray();
+    private int[] byWeight(int u, int[] members) {
+      return Arrays.stream(members)
+          .filter(v -> v != u)
+          .boxed()
+          .sorted((x, y) -> Long.compare(objective.pair(u, y), objective.pair(u, x)))
+          .mapToInt(Integer::intValue)
+          .toArray();
     }
 
     private void addToGains(int x) {
@@ -258,12 +289,47 @@ final class IslandSearch implements SubsetSearch {
     }
 
     Outcome search() {
-      descend(0, size - fixed.length, startValue);
+      int remaining = size - fixed.length;
+      int[] seed = rootMaximiser(remaining);
+      bestValue = objective.of(seed);
+      bestFree = Arrays.stream(seed).filter(u -> !isFixed[u]).sorted().toArray();
+      descend(0, remaining, startValue);
       int[] result = new int[size];
       System.arraycopy(fixed, 0, result, 0, fixed.length);
       System.arraycopy(bestFree, 0, result, fixed.length, bestFree.length);
       Arrays.sort(result);
       return new Outcome(result, !outOfBudget, nodes);
+    }
+
+    /** The set the root's bound is attained by, were every cross pair M: the first incumbent. */
+    private int[] rootMaximiser(int remaining) {
+      countChoice = new int[islands.length][remaining + 1];
+      subsetChoice = new int[islands.length][remaining + 1];
+      bound(0, remaining);
+      int[] set = new int[size];
+      System.arraycopy(fixed, 0, set, 0, fixed.length);
+      int at = fixed.length;
+      int left = remaining;
+      for (int a = islands.length - 1; a >= 0; a--) {
+        int t = countChoice[a][left];
+        if (t > 0) {
+          int[] members = islands[a];
+          if (pairSums[a] != null) {
+            for (int bits = subsetChoice[a][t]; bits != 0; bits &= bits - 1) {
+              set[at++] = members[Integer.numberOfTrailingZeros(bits)];
+            }
+          } else {
+            for (int u : topByValue(members, t)) {
+              set[at++] = u;
+            }
+          }
+          left -= t;
+        }
+      }
+      countChoice = null;
+      subsetChoice = null;
+      Arrays.sort(set);
+      return set;
     }
 
     private void descend(int p, int remaining, long value) {
@@ -280,18 +346,18 @@ final class IslandSearch implements SubsetSearch {
       if (freeFrom[p] < remaining) {
         return;
       }
-      if (++nodes > budget) {
+      if (nodes == budget) {
         outOfBudget = true;
         return;
       }
+      nodes++;
       long bound = value + bound(p, remaining) / 2;
       if (bound < bestValue
           || (bound == bestValue && compareSmallestCompletion(p, remaining) >= 0)) {
         return;
       }
-      // Take p.
-      chosen[depth++] = p;
       long taken = value + gain[p];
+      chosen[depth++] = p;
       addToGains(p);
       descend(p + 1, remaining - 1, taken);
       removeFromGains(p);
@@ -299,35 +365,41 @@ final class IslandSearch implements SubsetSearch {
       if (outOfBudget) {
         return;
       }
-      // Leave p out.
       descend(p + 1, remaining, value);
     }
 
-    /** The doubled bound on what {@code remaining} more candidates from {@code p} can add. */
+    /** Twice the most {@code remaining} more candidates from {@code p} can add (see above). */
     private long bound(int p, int remaining) {
       long cross = crossMax[p];
       Arrays.fill(dp, Long.MIN_VALUE);
       dp[0] = 0;
-      for (int[] members : islands) {
+      for (int a = 0; a < islands.length; a++) {
+        int[] members = islands[a];
         int from = firstAtLeast(members, p);
-        int m = members.length - from;
-        if (m == 0) {
+        int most = Math.min(members.length - from, remaining);
+        if (most == 0) {
+          if (countChoice != null) {
+            Arrays.fill(countChoice[a], 0);
+          }
           continue;
         }
-        int most = Math.min(m, remaining);
-        for (int i = from; i < members.length; i++) {
-          fillPrefix(members[i], p, most - 1);
+        if (pairSums[a] != null) {
+          bestSubsets(a, from, most);
+        } else {
+          bestByPartners(members, from, most, p);
         }
         System.arraycopy(dp, 0, nextDp, 0, dp.length);
+        if (countChoice != null) {
+          Arrays.fill(countChoice[a], 0);
+        }
         for (int t = 1; t <= most; t++) {
-          for (int i = from; i < members.length; i++) {
-            int u = members[i];
-            values[i - from] = 2 * gain[u] + prefix[u][Math.min(t - 1, prefix[u].length - 1)];
-          }
-          long top = topSum(values, m, t) - cross * t * t;
+          long top = islandBest[t] - cross * t * t;
           for (int j = 0; j + t <= remaining; j++) {
-            if (dp[j] != Long.MIN_VALUE) {
-              nextDp[j + t] = Math.max(nextDp[j + t], dp[j] + top);
+            if (dp[j] != Long.MIN_VALUE && dp[j] + top > nextDp[j + t]) {
+              nextDp[j + t] = dp[j] + top;
+              if (countChoice != null) {
+                countChoice[a][j + t] = t;
+              }
             }
           }
         }
@@ -337,25 +409,77 @@ final class IslandSearch implements SubsetSearch {
     }
 
     /**
-     * prefix[u][j]: u's j heaviest pairs with island partners >= p. Only {@code limit} are needed,
-     * and a unit whose partners ran out keeps its last sum (fewer partners, fewer pairs).
+     * islandBest[t]: the best 2·gains + 2·pairs over subsets of t of the island's members from
+     * index {@code from} on, every subset tried.
      */
-    private void fillPrefix(int u, int p, int limit) {
-      long[] sums = prefix[u];
-      sums[0] = 0;
-      int filled = 0;
-      for (int v : partners[u]) {
-        if (filled >= limit) {
-          break;
-        }
-        if (v >= p) {
-          sums[filled + 1] = sums[filled] + objective.pair(u, v);
-          filled++;
+    private void bestSubsets(int a, int from, int most) {
+      int[] members = islands[a];
+      long[] pairs = pairSums[a];
+      int bits = members.length - from;
+      Arrays.fill(islandBest, 0, most + 1, Long.MIN_VALUE);
+      subsetGains[0] = 0;
+      for (int mask = 1; mask < 1 << bits; mask++) {
+        int t = Integer.bitCount(mask);
+        int low = Integer.numberOfTrailingZeros(mask);
+        subsetGains[mask] = subsetGains[mask & (mask - 1)] + 2 * gain[members[from + low]];
+        if (t <= most) {
+          long value = subsetGains[mask] + pairs[mask << from];
+          if (value > islandBest[t]) {
+            islandBest[t] = value;
+            if (subsetChoice != null) {
+              subsetChoice[a][t] = mask << from;
+            }
+          }
         }
       }
-      for (int j = filled + 1; j < sums.length; j++) {
-        sums[j] = sums[filled];
+    }
+
+    /**
+     * islandBest[t]: top t of 2·gain(c) + c's t−1 heaviest pairs with members >= p, a bound for
+     * islands too large to try every subset of.
+     */
+    private void bestByPartners(int[] members, int from, int most, int p) {
+      int stride = size - fixed.length + 1;
+      for (int i = from; i < members.length; i++) {
+        int u = members[i];
+        int base = i * stride;
+        prefix[base] = 0;
+        int filled = 0;
+        for (int v : partners[u]) {
+          if (filled >= most - 1) {
+            break;
+          }
+          if (v >= p) {
+            prefix[base + filled + 1] = prefix[base + filled] + objective.pair(u, v);
+            filled++;
+          }
+        }
+        for (int j = filled + 1; j < most; j++) {
+          prefix[base + j] = prefix[base + filled];
+        }
       }
+      int m = members.length - from;
+      for (int t = 1; t <= most; t++) {
+        for (int i = from; i < members.length; i++) {
+          values[i - from] = 2 * gain[members[i]] + prefix[i * stride + t - 1];
+        }
+        Arrays.sort(values, 0, m);
+        long top = 0;
+        for (int i = m - t; i < m; i++) {
+          top += values[i];
+        }
+        islandBest[t] = top;
+      }
+    }
+
+    /** For the root's maximiser: the t members with the largest gains, ties to lower index. */
+    private int[] topByValue(int[] members, int t) {
+      return Arrays.stream(members)
+          .boxed()
+          .sorted((x, y) -> Long.compare(gain[y], gain[x]))
+          .limit(t)
+          .mapToInt(Integer::intValue)
+          .toArray();
     }
 
     private static int firstAtLeast(int[] ascending, int p) {
@@ -363,26 +487,14 @@ final class IslandSearch implements SubsetSearch {
       return at >= 0 ? at : -at - 1;
     }
 
-    /** Sum of the {@code t} largest of {@code values[0..m-1]}; reorders them. */
-    private static long topSum(long[] values, int m, int t) {
-      if (t == m) {
-        long all = 0;
-        for (int i = 0; i < m; i++) {
-          all += values[i];
-        }
-        return all;
-      }
-      Arrays.sort(values, 0, m);
-      long top = 0;
-      for (int i = m - t; i < m; i++) {
-        top += values[i];
-      }
-      return top;
-    }
-
     /** The chosen free units against the best set's, lexicographically. */
     private int compareChosen() {
-      return ScoreTable.compareIndices(Arrays.copyOf(chosen, depth), bestFree);
+      for (int i = 0; i < depth; i++) {
+        if (chosen[i] != bestFree[i]) {
+          return Integer.compare(chosen[i], bestFree[i]);
+        }
+      }
+      return 0;
     }
 
     /**

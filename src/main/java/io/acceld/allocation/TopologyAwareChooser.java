@@ -52,7 +52,8 @@ public final class TopologyAwareChooser implements DeviceChooser {
             new PreferredAllocator.Request(available, mustInclude, size, ReplicaId::physicalOf));
   }
 
-  private PreferredAllocator allocatorFor(Inventory inventory) {
+  // Package-private so a test can see when the model is rebuilt.
+  PreferredAllocator allocatorFor(Inventory inventory) {
     Cached c = cached.get();
     if (c != null && c.inventory() == inventory) {
       return c.allocator();

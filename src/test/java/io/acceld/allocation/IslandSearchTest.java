@@ -100,6 +100,66 @@ class IslandSearchTest {
     assertThat(greedyWorse).isPositive();
   }
 
+  /**
+   * Nodes where the islands do not help (no NVLink at all, or one NVSwitch island of all 64 GPUs):
+   * the search may run out of budget, but then stops there and answers no worse than the greedy
+   * search would have.
+   */
+  @Test
+  void aNodeWithoutUsefulIslandsCostsNoMoreThanTheBudgetAndNeverLosesToGreedy() {
+    Random random = new Random(99);
+    int outOfBudget = 0;
+    for (int round = 0; round < 20; round++) {
+      RandomNode node = noUsefulIslands(random, round % 2 == 0 ? 0 : 18);
+      List<String> available = new ArrayList<>(node.ids());
+      Collections.shuffle(available, random);
+      available = available.subList(0, 40 + random.nextInt(25));
+      int size = 2 + random.nextInt(15);
+
+      IslandSearch.Outcome outcome = searchDirectly(node, available, List.of(), size);
+      List<String> greedy =
+          new PreferredAllocator(node, 0, new GreedySwapSearch())
+              .choose(Request.of(available, List.of(), size));
+
+      List<String> units = available.stream().sorted().toList();
+      List<String> chosen = Arrays.stream(outcome.units()).mapToObj(units::get).toList();
+      BruteForce score = new BruteForce(node);
+      assertThat(outcome.nodes()).isLessThanOrEqualTo(IslandSearch.DEFAULT_NODE_BUDGET);
+      assertThat(chosen).hasSize(size).doesNotHaveDuplicates();
+      assertThat(BruteForce.compareScores(score.score(chosen), score.score(greedy)))
+          .as("round %d", round)
+          .isGreaterThanOrEqualTo(0);
+      if (!outcome.proven()) {
+        outOfBudget++;
+      }
+    }
+    System.out.printf("%d of 20 structureless searches ran out of budget%n", outOfBudget);
+  }
+
+  /** 64 devices, every pair {@code links} NVLinks, random PCIe levels and two NUMA nodes. */
+  private static RandomNode noUsefulIslands(Random random, int links) {
+    int count = 64;
+    List<String> ids = new ArrayList<>();
+    for (int i = 0; i < count; i++) {
+      ids.add(String.format("n%02d", i));
+    }
+    PcieLevel[] palette = {PcieLevel.SINGLE, PcieLevel.MULTIPLE, PcieLevel.NODE, PcieLevel.SYSTEM};
+    int[][] nvlinks = new int[count][count];
+    PcieLevel[][] levels = new PcieLevel[count][count];
+    int[] numa = new int[count];
+    for (int i = 0; i < count; i++) {
+      numa[i] = random.nextInt(2);
+      levels[i][i] = PcieLevel.INTERNAL;
+      for (int j = i + 1; j < count; j++) {
+        nvlinks[i][j] = links;
+        nvlinks[j][i] = links;
+        levels[i][j] = palette[random.nextInt(palette.length)];
+        levels[j][i] = levels[i][j];
+      }
+    }
+    return new RandomNode(ids, nvlinks, levels, numa);
+  }
+
   /** The branch and bound on the request's table, as the allocator runs it without replicas. */
   static IslandSearch.Outcome searchDirectly(
       AllocationTopology topology, List<String> available, List<String> must, int size) {
