@@ -5,10 +5,10 @@ import java.util.Arrays;
 /**
  * The exact search for requests too large to enumerate: a branch and bound over units in index
  * order, with a bound built from the node's NVLink islands. Within its work budget ({@link
- * #DEFAULT_NODE_BUDGET} search nodes) the answer is the optimum and the tie-break winner, exactly
- * as {@link ExactSearch} defines them. A search that runs out of budget answers the better of the
- * best set it has seen and {@link GreedySwapSearch}'s; the budget is counted in nodes, not time, so
- * the same request always gets the same answer.
+ * #DEFAULT_WORK_BUDGET} steps) the answer is the optimum and the tie-break winner, exactly as
+ * {@link ExactSearch} defines them. A search that runs out of budget answers the better of the best
+ * set it has seen and {@link GreedySwapSearch}'s; the budget is counted in steps, not time, so the
+ * same request always gets the same answer.
  *
  * <h2>The bound</h2>
  *
@@ -38,23 +38,23 @@ import java.util.Arrays;
  */
 final class IslandSearch implements SubsetSearch {
   /**
-   * Search nodes at most per request: a few milliseconds at 64 devices in the worst case on the
-   * development machine; random fragmented 64-device island nodes need far fewer (see BENCHMARKS.md
-   * and IslandSearchTest).
+   * Steps of work at most per request (an addition or comparison each, roughly: see {@link
+   * Run#work}), about a millisecond at 64 devices; random fragmented 64-device island nodes need a
+   * fraction of it (see BENCHMARKS.md and IslandSearchTest).
    */
-  static final long DEFAULT_NODE_BUDGET = 4_000;
+  static final long DEFAULT_WORK_BUDGET = 400_000;
 
   /** Islands up to this size get the exact per-subset bound: 2^12 subsets at most. */
   static final int EXACT_ISLAND = 12;
 
   /** The answer and whether the search finished within its budget, so it is proven optimal. */
-  record Outcome(int[] units, boolean proven, long nodes) {}
+  record Outcome(int[] units, boolean proven, long nodes, long work) {}
 
   private final SubsetSearch fallback;
   private final long nodeBudget;
 
   IslandSearch() {
-    this(new GreedySwapSearch(), DEFAULT_NODE_BUDGET);
+    this(new GreedySwapSearch(), DEFAULT_WORK_BUDGET);
   }
 
   /**
@@ -73,16 +73,16 @@ final class IslandSearch implements SubsetSearch {
   Outcome search(ScoreTable table, int[] fixed, int size) {
     int n = table.size();
     if (size <= fixed.length) {
-      return new Outcome(fixed.clone(), true, 0);
+      return new Outcome(fixed.clone(), true, 0, 0);
     }
     if (size >= n) {
       int[] all = new int[n];
       Arrays.setAll(all, u -> u);
-      return new Outcome(all, true, 0);
+      return new Outcome(all, true, 0, 0);
     }
     ScalarObjective objective = ScalarObjective.of(table, size);
     if (objective == null) {
-      return new Outcome(fallback.best(table, fixed, size), false, 0);
+      return new Outcome(fallback.best(table, fixed, size), false, 0, 0);
     }
     Outcome found = new Run(table, objective, fixed, size, nodeBudget).search();
     if (found.proven()) {
@@ -92,7 +92,7 @@ final class IslandSearch implements SubsetSearch {
     long a = objective.of(found.units());
     long b = objective.of(other);
     boolean otherWins = b > a || (b == a && ScoreTable.compareIndices(other, found.units()) < 0);
-    return new Outcome(otherWins ? other : found.units(), false, found.nodes());
+    return new Outcome(otherWins ? other : found.units(), false, found.nodes(), found.work());
   }
 
   /** One search's state. */
@@ -106,13 +106,20 @@ final class IslandSearch implements SubsetSearch {
     // island[u]: island of free unit u; islands[a]: its free units, ascending.
     private final int[] island;
     private final int[][] islands;
+    // pooled[a]: islands[a] is every one-unit island of its group, pooled (no pairs inside).
+    private boolean[] pooled;
+    // Groups of islands joined by same-NUMA pairs: groups[g] lists islands, group[u] is u's.
+    private int[][] groups;
+    private final int[] group;
     // For islands of up to EXACT_ISLAND: twice the pair sum of every subset of its members, by
     // bit mask over islands[a]. Null for larger islands.
     private final long[][] pairSums;
     // For larger islands: partners[u], the other units of u's island, heaviest pair first.
     private final int[][] partners;
-    // crossMax[p]: heaviest pair between free units >= p of different islands.
-    private final long[] crossMax;
+    // crossIn[g][p]: heaviest pair between free units >= p of different islands of group g;
+    // crossOut[p]: of different groups.
+    private final long[][] crossIn;
+    private final long[] crossOut;
     // freeFrom[p]: free units >= p.
     private final int[] freeFrom;
     // gain[u]: u's own weight plus its pairs with the chosen set.
@@ -124,17 +131,22 @@ final class IslandSearch implements SubsetSearch {
     private long bestValue;
     private int[] bestFree;
     private long nodes;
+    // Steps of work done: n per node for the gains, and what each bound costs (see bound).
+    private long work;
     private boolean outOfBudget;
 
     // Bound scratch.
     private final long[] dp;
     private final long[] nextDp;
+    private final long[] inner;
+    private final long[] nextInner;
     private final long[] islandBest;
     private final long[] subsetGains;
     private final long[] values;
     private final long[] prefix;
     // Only for the root's bound, whose maximiser is the first incumbent: per island, per count.
     private int[][] countChoice;
+    private int[][] groupChoice;
     private int[][] subsetChoice;
 
     Run(ScoreTable table, ScalarObjective objective, int[] fixed, int size, long budget) {
@@ -148,12 +160,16 @@ final class IslandSearch implements SubsetSearch {
         isFixed[f] = true;
       }
       this.island = new int[n];
-      this.islands = islandsOf(table);
+      this.group = new int[n];
+      this.islands = grouped(table, islandsOf(table));
       this.pairSums = new long[islands.length][];
       this.partners = new int[n][];
       int largest = 0;
       for (int a = 0; a < islands.length; a++) {
         int[] members = islands[a];
+        if (pooled[a]) {
+          continue; // no pairs inside: see bestSingletons
+        }
         largest = Math.max(largest, members.length);
         if (members.length <= EXACT_ISLAND) {
           pairSums[a] = pairSumsOf(members);
@@ -163,18 +179,27 @@ final class IslandSearch implements SubsetSearch {
           }
         }
       }
-      this.crossMax = new long[n + 1];
+      this.crossIn = new long[groups.length][n + 1];
+      this.crossOut = new long[n + 1];
       this.freeFrom = new int[n + 1];
       for (int p = n - 1; p >= 0; p--) {
-        crossMax[p] = crossMax[p + 1];
+        for (long[] in : crossIn) {
+          in[p] = in[p + 1];
+        }
+        crossOut[p] = crossOut[p + 1];
         freeFrom[p] = freeFrom[p + 1];
         if (isFixed[p]) {
           continue;
         }
         freeFrom[p]++;
         for (int q = p + 1; q < n; q++) {
-          if (!isFixed[q] && island[q] != island[p]) {
-            crossMax[p] = Math.max(crossMax[p], objective.pair(p, q));
+          if (isFixed[q] || island[q] == island[p]) {
+            continue;
+          }
+          if (group[q] == group[p]) {
+            crossIn[group[p]][p] = Math.max(crossIn[group[p]][p], objective.pair(p, q));
+          } else {
+            crossOut[p] = Math.max(crossOut[p], objective.pair(p, q));
           }
         }
       }
@@ -192,6 +217,8 @@ final class IslandSearch implements SubsetSearch {
       this.chosen = new int[r];
       this.dp = new long[r + 1];
       this.nextDp = new long[r + 1];
+      this.inner = new long[r + 1];
+      this.nextInner = new long[r + 1];
       this.islandBest = new long[r + 1];
       this.subsetGains = new long[1 << Math.min(largest, EXACT_ISLAND)];
       this.values = new long[n];
@@ -238,6 +265,69 @@ final class IslandSearch implements SubsetSearch {
         }
       }
       return result;
+    }
+
+    /**
+     * Sorts the islands into groups, joining two islands when any of their pairs shares a known
+     * NUMA node, so that every pair across groups is across NUMA nodes and the bound can weigh it
+     * as such (without groups, a set split over two sockets would be bound as if it were on one).
+     * Within each group, the islands of one unit are pooled into one: they have no pairs inside, so
+     * one sort of their gains bounds them all, where one DP step each would cost a node's bound 64
+     * steps on a node without NVLink. Sets {@link #groups}, {@link #group} and {@link #pooled}.
+     */
+    private int[][] grouped(ScoreTable table, int[][] components) {
+      int[] root = new int[components.length];
+      for (int a = 0; a < root.length; a++) {
+        root[a] = a;
+      }
+      for (int u = 0; u < n; u++) {
+        for (int v = u + 1; v < n; v++) {
+          if (!isFixed[u] && !isFixed[v] && table.numa(u, v) > 0) {
+            root[find(root, island[u])] = find(root, island[v]);
+          }
+        }
+      }
+      java.util.List<int[]> result = new java.util.ArrayList<>();
+      java.util.List<Boolean> pools = new java.util.ArrayList<>();
+      java.util.List<int[]> members = new java.util.ArrayList<>();
+      for (int g = 0; g < components.length; g++) {
+        if (find(root, g) != g) {
+          continue;
+        }
+        java.util.List<Integer> ofGroup = new java.util.ArrayList<>();
+        java.util.List<Integer> singles = new java.util.ArrayList<>();
+        for (int a = 0; a < components.length; a++) {
+          if (find(root, a) != g) {
+            continue;
+          }
+          if (components[a].length == 1) {
+            singles.add(components[a][0]);
+          } else {
+            ofGroup.add(result.size());
+            result.add(components[a]);
+            pools.add(false);
+          }
+        }
+        if (!singles.isEmpty()) {
+          ofGroup.add(result.size());
+          result.add(singles.stream().mapToInt(Integer::intValue).sorted().toArray());
+          pools.add(true);
+        }
+        members.add(ofGroup.stream().mapToInt(Integer::intValue).toArray());
+      }
+      this.groups = members.toArray(int[][]::new);
+      this.pooled = new boolean[result.size()];
+      for (int a = 0; a < pooled.length; a++) {
+        pooled[a] = pools.get(a);
+      }
+      for (int g = 0; g < groups.length; g++) {
+        for (int a : groups[g]) {
+          for (int u : result.get(a)) {
+            group[u] = g;
+          }
+        }
+      }
+      return result.toArray(int[][]::new);
     }
 
     private static int find(int[] root, int u) {
@@ -298,23 +388,41 @@ final class IslandSearch implements SubsetSearch {
       System.arraycopy(fixed, 0, result, 0, fixed.length);
       System.arraycopy(bestFree, 0, result, fixed.length, bestFree.length);
       Arrays.sort(result);
-      return new Outcome(result, !outOfBudget, nodes);
+      return new Outcome(result, !outOfBudget, nodes, work);
     }
 
     /** The set the root's bound is attained by, were every cross pair M: the first incumbent. */
     private int[] rootMaximiser(int remaining) {
       countChoice = new int[islands.length][remaining + 1];
       subsetChoice = new int[islands.length][remaining + 1];
+      groupChoice = new int[groups.length][remaining + 1];
       bound(0, remaining);
+      // Each group's choice is read back after the fact, so redo its inner DP with its count.
       int[] set = new int[size];
       System.arraycopy(fixed, 0, set, 0, fixed.length);
       int at = fixed.length;
       int left = remaining;
-      for (int a = islands.length - 1; a >= 0; a--) {
-        int t = countChoice[a][left];
-        if (t > 0) {
+      int[] groupCount = new int[groups.length];
+      for (int g = groups.length - 1; g >= 0; g--) {
+        groupCount[g] = groupChoice[g][left];
+        left -= groupCount[g];
+      }
+      for (int g = 0; g < groups.length; g++) {
+        if (groupCount[g] == 0) {
+          continue;
+        }
+        islandsOf(g, 0, remaining, crossIn[g][0]);
+        int inGroup = groupCount[g];
+        int[] ofGroup = groups[g];
+        for (int i = ofGroup.length - 1; i >= 0 && inGroup > 0; i--) {
+          int a = ofGroup[i];
+          int t = countChoice[a][inGroup];
+          if (t == 0) {
+            continue;
+          }
           int[] members = islands[a];
           if (pairSums[a] != null) {
+            bestSubsets(a, 0, Math.min(members.length, remaining));
             for (int bits = subsetChoice[a][t]; bits != 0; bits &= bits - 1) {
               set[at++] = members[Integer.numberOfTrailingZeros(bits)];
             }
@@ -323,11 +431,12 @@ final class IslandSearch implements SubsetSearch {
               set[at++] = u;
             }
           }
-          left -= t;
+          inGroup -= t;
         }
       }
       countChoice = null;
       subsetChoice = null;
+      groupChoice = null;
       Arrays.sort(set);
       return set;
     }
@@ -346,11 +455,12 @@ final class IslandSearch implements SubsetSearch {
       if (freeFrom[p] < remaining) {
         return;
       }
-      if (nodes == budget) {
+      if (work >= budget) {
         outOfBudget = true;
         return;
       }
       nodes++;
+      work += n;
       long bound = value + bound(p, remaining) / 2;
       if (bound < bestValue
           || (bound == bestValue && compareSmallestCompletion(p, remaining) >= 0)) {
@@ -368,44 +478,85 @@ final class IslandSearch implements SubsetSearch {
       descend(p + 1, remaining, value);
     }
 
-    /** Twice the most {@code remaining} more candidates from {@code p} can add (see above). */
+    /**
+     * Twice the most {@code remaining} more candidates from {@code p} can add (see above), in two
+     * levels: islands within each group, with cross pairs at that group's heaviest, then groups,
+     * with pairs across groups at the heaviest of those.
+     */
     private long bound(int p, int remaining) {
-      long cross = crossMax[p];
+      long outside = crossOut[p];
       Arrays.fill(dp, Long.MIN_VALUE);
       dp[0] = 0;
-      for (int a = 0; a < islands.length; a++) {
+      int reach = 0;
+      for (int g = 0; g < groups.length; g++) {
+        long inside = crossIn[g][p];
+        int groupReach = islandsOf(g, p, remaining, inside);
+        System.arraycopy(dp, 0, nextDp, 0, dp.length);
+        if (groupChoice != null) {
+          Arrays.fill(groupChoice[g], 0);
+        }
+        for (int t = 1; t <= groupReach; t++) {
+          long top = inner[t] + (inside - outside) * t * t;
+          for (int j = 0; j <= reach && j + t <= remaining; j++) {
+            if (dp[j] != Long.MIN_VALUE && dp[j] + top > nextDp[j + t]) {
+              nextDp[j + t] = dp[j] + top;
+              if (groupChoice != null) {
+                groupChoice[g][j + t] = t;
+              }
+            }
+          }
+        }
+        work += (long) groupReach * (reach + 1);
+        reach = Math.min(remaining, reach + groupReach);
+        System.arraycopy(nextDp, 0, dp, 0, dp.length);
+      }
+      return dp[remaining] + outside * remaining * remaining;
+    }
+
+    /**
+     * Fills {@link #inner}[t] with the most t candidates of group g from {@code p} can add, less
+     * {@code inside}·t² (the group's own cross pairs are added back by the caller); returns how
+     * many candidates the group has, at most {@code remaining}.
+     */
+    private int islandsOf(int g, int p, int remaining, long inside) {
+      Arrays.fill(inner, Long.MIN_VALUE);
+      inner[0] = 0;
+      int reach = 0;
+      for (int a : groups[g]) {
         int[] members = islands[a];
         int from = firstAtLeast(members, p);
         int most = Math.min(members.length - from, remaining);
+        if (countChoice != null) {
+          Arrays.fill(countChoice[a], 0);
+        }
         if (most == 0) {
-          if (countChoice != null) {
-            Arrays.fill(countChoice[a], 0);
-          }
           continue;
         }
-        if (pairSums[a] != null) {
+        if (pooled[a]) {
+          bestSingletons(members, from, most);
+        } else if (pairSums[a] != null) {
           bestSubsets(a, from, most);
         } else {
           bestByPartners(members, from, most, p);
         }
-        System.arraycopy(dp, 0, nextDp, 0, dp.length);
-        if (countChoice != null) {
-          Arrays.fill(countChoice[a], 0);
-        }
+        System.arraycopy(inner, 0, nextInner, 0, inner.length);
         for (int t = 1; t <= most; t++) {
-          long top = islandBest[t] - cross * t * t;
-          for (int j = 0; j + t <= remaining; j++) {
-            if (dp[j] != Long.MIN_VALUE && dp[j] + top > nextDp[j + t]) {
-              nextDp[j + t] = dp[j] + top;
+          // Pooled singletons are t islands of one: t, not t², of the r² ordered pairs are inside.
+          long top = islandBest[t] - inside * (pooled[a] ? t : (long) t * t);
+          for (int j = 0; j <= reach && j + t <= remaining; j++) {
+            if (inner[j] != Long.MIN_VALUE && inner[j] + top > nextInner[j + t]) {
+              nextInner[j + t] = inner[j] + top;
               if (countChoice != null) {
                 countChoice[a][j + t] = t;
               }
             }
           }
         }
-        System.arraycopy(nextDp, 0, dp, 0, dp.length);
+        work += (long) most * (reach + 1);
+        reach = Math.min(remaining, reach + most);
+        System.arraycopy(nextInner, 0, inner, 0, inner.length);
       }
-      return dp[remaining] + cross * remaining * remaining;
+      return reach;
     }
 
     /**
@@ -416,6 +567,7 @@ final class IslandSearch implements SubsetSearch {
       int[] members = islands[a];
       long[] pairs = pairSums[a];
       int bits = members.length - from;
+      work += 1L << bits;
       Arrays.fill(islandBest, 0, most + 1, Long.MIN_VALUE);
       subsetGains[0] = 0;
       for (int mask = 1; mask < 1 << bits; mask++) {
@@ -459,6 +611,7 @@ final class IslandSearch implements SubsetSearch {
         }
       }
       int m = members.length - from;
+      work += (long) m * (partners[members[from]].length + most * (2 + ceilLog2(m)));
       for (int t = 1; t <= most; t++) {
         for (int i = from; i < members.length; i++) {
           values[i - from] = 2 * gain[members[i]] + prefix[i * stride + t - 1];
@@ -470,6 +623,24 @@ final class IslandSearch implements SubsetSearch {
         }
         islandBest[t] = top;
       }
+    }
+
+    /** islandBest[t]: the t largest of 2·gain over the pooled singletons from {@code from} on. */
+    private void bestSingletons(int[] members, int from, int most) {
+      int m = members.length - from;
+      work += (long) m * (1 + ceilLog2(m));
+      for (int i = from; i < members.length; i++) {
+        values[i - from] = 2 * gain[members[i]];
+      }
+      Arrays.sort(values, 0, m);
+      islandBest[0] = 0;
+      for (int t = 1; t <= most; t++) {
+        islandBest[t] = islandBest[t - 1] + values[m - t];
+      }
+    }
+
+    private static int ceilLog2(int m) {
+      return 32 - Integer.numberOfLeadingZeros(Math.max(1, m - 1));
     }
 
     /** For the root's maximiser: the t members with the largest gains, ties to lower index. */
