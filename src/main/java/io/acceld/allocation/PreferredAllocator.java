@@ -32,10 +32,11 @@ import java.util.function.Function;
  * replicas wins (only differs with sharing), then the lexicographically smallest sorted ID list. Up
  * to {@link ExactSearch#DEFAULT_BUDGET} candidate sets (every request on a node of up to 16
  * devices) every set is enumerated; beyond that {@link IslandSearch}, a branch and bound over the
- * node's NVLink islands started from a greedy + 1-swap answer ({@link GreedySwapSearch}), finds the
- * exact optimum on island topologies of 64 devices within a fixed work budget, and otherwise
- * answers the best set it found within that budget, so no request costs more than about a
- * millisecond at 64 devices.
+ * node's NVLink islands and NUMA groups, finds the exact optimum on island topologies of 64 devices
+ * within a fixed work budget. A search that runs out of budget (a node without usable islands)
+ * answers the better of its best set and greedy + 1-swap ({@link GreedySwapSearch}), so the cost of
+ * a request is bounded: a few milliseconds of CPU at 64 devices at worst, a fraction of one on
+ * island topologies (BENCHMARKS.md).
  *
  * <h2>Shared devices (replicas)</h2>
  *
