@@ -54,6 +54,45 @@ class IslandSearchTest {
     assertThat(searched).isGreaterThan(200);
   }
 
+  /**
+   * With shared GPUs the less-loaded tie-break (available replicas per device) is the objective's
+   * last digit: the branch and bound must agree with the enumeration there too.
+   */
+  @Test
+  void agreesWithTheEnumerationOnReplicaLoadTieBreaks() {
+    Random random = new Random(7_777);
+    SubsetSearch unbounded = new IslandSearch(new GreedySwapSearch(), Long.MAX_VALUE);
+    for (int round = 0; round < 200; round++) {
+      RandomNode node = RandomNode.random(random, 4 + random.nextInt(11));
+      List<String> available = new ArrayList<>();
+      for (String id : node.ids()) {
+        for (int k = random.nextInt(4); k >= 0; k--) {
+          if (random.nextInt(3) > 0) {
+            available.add(id + "::" + k);
+          }
+        }
+      }
+      if (available.isEmpty()) {
+        continue;
+      }
+      int physical = (int) available.stream().map(IslandSearchTest::physicalOf).distinct().count();
+      List<String> must =
+          random.nextBoolean()
+              ? List.of()
+              : List.of(available.get(random.nextInt(available.size())));
+      int size = 1 + random.nextInt(physical);
+      Request request = new Request(available, must, size, IslandSearchTest::physicalOf);
+
+      assertThat(new PreferredAllocator(node, 0, unbounded).choose(request))
+          .as("round %d: available=%s must=%s size=%d", round, available, must, size)
+          .isEqualTo(new PreferredAllocator(node).choose(request));
+    }
+  }
+
+  private static String physicalOf(String replica) {
+    return replica.substring(0, replica.lastIndexOf("::"));
+  }
+
   @Test
   void isOptimalOnRandomFragmentedSixtyFourDeviceIslandNodes() {
     Random random = new Random(64);
