@@ -44,6 +44,9 @@ final class IslandSearch implements SubsetSearch {
    */
   static final long DEFAULT_WORK_BUDGET = 400_000;
 
+  /** More groups of islands than this (NUMA nodes, in practice) are bound as one group. */
+  static final int MAX_GROUPS = 8;
+
   /** Islands up to this size get the exact per-subset bound: 2^12 subsets at most. */
   static final int EXACT_ISLAND = 12;
 
@@ -285,6 +288,17 @@ final class IslandSearch implements SubsetSearch {
           if (!isFixed[u] && !isFixed[v] && table.numa(u, v) > 0) {
             root[find(root, island[u])] = find(root, island[v]);
           }
+        }
+      }
+      int roots = 0;
+      for (int a = 0; a < root.length; a++) {
+        roots += find(root, a) == a ? 1 : 0;
+      }
+      if (roots > MAX_GROUPS) {
+        // Devices with unknown NUMA nodes pair with nothing and would each be a group: the bound
+        // would cost a DP step per device and crossIn n² longs. One group is always a valid bound.
+        for (int a = 1; a < root.length; a++) {
+          root[find(root, a)] = find(root, 0);
         }
       }
       java.util.List<int[]> result = new java.util.ArrayList<>();
