@@ -1,6 +1,8 @@
 package io.acceld.allocation;
 
+import java.util.ArrayList;
 import java.util.Arrays;
+import java.util.List;
 
 /**
  * The exact search for requests too large to enumerate: a branch and bound over units in index
@@ -301,15 +303,15 @@ final class IslandSearch implements SubsetSearch {
           root[find(root, a)] = find(root, 0);
         }
       }
-      java.util.List<int[]> result = new java.util.ArrayList<>();
-      java.util.List<Boolean> pools = new java.util.ArrayList<>();
-      java.util.List<int[]> members = new java.util.ArrayList<>();
+      List<int[]> result = new ArrayList<>();
+      List<Boolean> pools = new ArrayList<>();
+      List<int[]> members = new ArrayList<>();
       for (int g = 0; g < components.length; g++) {
         if (find(root, g) != g) {
           continue;
         }
-        java.util.List<Integer> ofGroup = new java.util.ArrayList<>();
-        java.util.List<Integer> singles = new java.util.ArrayList<>();
+        List<Integer> ofGroup = new ArrayList<>();
+        List<Integer> singles = new ArrayList<>();
         for (int a = 0; a < components.length; a++) {
           if (find(root, a) != g) {
             continue;
