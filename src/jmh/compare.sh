@@ -8,5 +8,5 @@ before=$1; after=$2; shift 2
 for build in before after; do
   eval jar=\$$build
   echo "== $build: $jar"
-  java -jar "$jar" "$@" 2>&1 | grep -E '^(Benchmark|KubeletRpc|Preferred|Scrape)[A-Za-z.]*|p0\.(50|99)0' || true
+  java -jar "$jar" "$@" 2>&1 | grep -E '^(Benchmark|KubeletRpc|Preferred|Fragmented|Scrape)[A-Za-z.]*|p0\.(50|99)0' || true
 done

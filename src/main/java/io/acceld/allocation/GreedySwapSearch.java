@@ -3,9 +3,9 @@ package io.acceld.allocation;
 import java.util.Arrays;
 
 /**
- * The search for requests too large to enumerate (more than {@link ExactSearch#DEFAULT_BUDGET}
- * combinations, so more than 16 devices). Not guaranteed optimal, but deterministic and cheap: O(n²
- * · size) for the usual handful of swaps, well under a millisecond for 64 devices.
+ * A good answer for requests too large to enumerate, where {@link IslandSearch} ran out of its
+ * budget (or the objective is too large to pack). Not guaranteed optimal, but deterministic: O(n² ·
+ * size) per seed for the usual handful of swaps, about a millisecond for 64 devices.
  *
  * <ol>
  *   <li>Seeds: each unit alone, or, with fixed units, the fixed units plus each free unit. Trying

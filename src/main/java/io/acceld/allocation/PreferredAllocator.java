@@ -1,6 +1,7 @@
 package io.acceld.allocation;
 
 import java.util.ArrayList;
+import java.util.Collection;
 import java.util.List;
 import java.util.Objects;
 import java.util.TreeSet;
@@ -30,8 +31,12 @@ import java.util.function.Function;
  * closeness, then same-NUMA pairs. Among equal scores the set whose devices have more available
  * replicas wins (only differs with sharing), then the lexicographically smallest sorted ID list. Up
  * to {@link ExactSearch#DEFAULT_BUDGET} candidate sets (every request on a node of up to 16
- * devices) the answer is the exact optimum; beyond that a greedy + 1-swap heuristic ({@link
- * GreedySwapSearch}) answers in well under a millisecond for 64 devices.
+ * devices) every set is enumerated; beyond that {@link IslandSearch}, a branch and bound over the
+ * node's NVLink islands and NUMA groups, finds the exact optimum on island topologies of 64 devices
+ * within a fixed work budget. A search that runs out of budget (a node without usable islands)
+ * answers the better of its best set and greedy + 1-swap ({@link GreedySwapSearch}), so the cost of
+ * a request is bounded: a few milliseconds of CPU at 64 devices at worst, a fraction of one on
+ * island topologies (BENCHMARKS.md).
  *
  * <h2>Shared devices (replicas)</h2>
  *
@@ -50,7 +55,8 @@ import java.util.function.Function;
  *   <li>Must-include IDs are kept as given, even two replicas of one device.
  * </ul>
  *
- * <p>Thread-safe: instances hold only the topology and the budget; each call has its own state.
+ * <p>Thread-safe: instances hold only the immutable {@link ScoreModel} and the budgets; each call
+ * has its own state.
  */
 public final class PreferredAllocator {
 
@@ -96,19 +102,37 @@ public final class PreferredAllocator {
     }
   }
 
-  private final AllocationTopology topology;
+  private final ScoreModel model;
   private final long exactBudget;
   private final SubsetSearch exact = new ExactSearch();
-  private final SubsetSearch heuristic = new GreedySwapSearch();
+  private final SubsetSearch beyondBudget;
 
+  /** Asks the topology for each request's pairs: for callers that do not know the devices. */
   public PreferredAllocator(AllocationTopology topology) {
-    this(topology, ExactSearch.DEFAULT_BUDGET);
+    this(ScoreModel.of(Objects.requireNonNull(topology, "topology")));
   }
 
-  /** With another exact-search budget: lets tests drive the heuristic on small inputs. */
-  PreferredAllocator(AllocationTopology topology, long exactBudget) {
-    this.topology = Objects.requireNonNull(topology, "topology");
+  /**
+   * With the pair weights of {@code physicalIds} worked out once, here, instead of per request:
+   * what a node's allocator should use, built once per inventory.
+   */
+  public PreferredAllocator(AllocationTopology topology, Collection<String> physicalIds) {
+    this(ScoreModel.of(Objects.requireNonNull(topology, "topology"), physicalIds));
+  }
+
+  private PreferredAllocator(ScoreModel model) {
+    this(model, ExactSearch.DEFAULT_BUDGET, new IslandSearch());
+  }
+
+  /** With another exact-search budget and search beyond it: lets tests drive either. */
+  PreferredAllocator(AllocationTopology topology, long exactBudget, SubsetSearch beyondBudget) {
+    this(ScoreModel.of(Objects.requireNonNull(topology, "topology")), exactBudget, beyondBudget);
+  }
+
+  private PreferredAllocator(ScoreModel model, long exactBudget, SubsetSearch beyondBudget) {
+    this.model = model;
     this.exactBudget = exactBudget;
+    this.beyondBudget = beyondBudget;
   }
 
   /** The preferred devices for the request: sorted, distinct, all from {@code available}. */
@@ -151,12 +175,11 @@ public final class PreferredAllocator {
   }
 
   private int[] search(PhysicalUnits units, int[] fixed, int setSize) {
-    ScoreTable table =
-        ScoreTable.build(units.physicalIds(), units.availableReplicaCounts(), topology);
+    ScoreTable table = model.table(units.physicalIds(), units.availableReplicaCounts());
     long combinations =
         ExactSearch.combinationsUpTo(
             units.count() - fixed.length, setSize - fixed.length, exactBudget);
-    SubsetSearch search = combinations <= exactBudget ? exact : heuristic;
+    SubsetSearch search = combinations <= exactBudget ? exact : beyondBudget;
     return search.best(table, fixed, setSize);
   }
 

@@ -1,7 +1,5 @@
 package io.acceld.allocation;
 
-import java.util.List;
-
 /**
  * One request's objective, precomputed over its candidate units (indices 0..n-1) so that the
  * searches work on flat int arrays and never hash a string or allocate per subset.
@@ -12,9 +10,9 @@ import java.util.List;
  * Vectors live in {@code long[]} slices of length {@link #WIDTH} at a given offset; the static
  * helpers below are the only arithmetic on them.
  *
- * <p>Cost: n(n-1)/2 topology queries and 12·n² bytes per request, where n is the number of physical
- * devices offered (replicas share a unit). That is tens on a real node; the tables are what keeps
- * the per-subset work to array reads.
+ * <p>Cost: 12·n² bytes per request, where n is the number of physical devices offered (replicas
+ * share a unit), copied from the inventory's {@link ScoreModel}; the tables are what keeps the
+ * per-subset work to array reads.
  */
 final class ScoreTable {
   static final int NVLINKS = 0;
@@ -30,7 +28,8 @@ final class ScoreTable {
   private final int[] numa;
   private final int[] spare;
 
-  private ScoreTable(int n, int[] nvlinks, int[] pcie, int[] numa, int[] spare) {
+  /** Built by {@link ScoreModel#table}; the arrays are row-major n*n and become the table's. */
+  ScoreTable(int n, int[] nvlinks, int[] pcie, int[] numa, int[] spare) {
     this.n = n;
     this.nvlinks = nvlinks;
     this.pcie = pcie;
@@ -38,42 +37,24 @@ final class ScoreTable {
     this.spare = spare;
   }
 
-  /**
-   * Queries the topology once per unordered pair (lower index first, so an asymmetric topology
-   * still gives one deterministic answer).
-   *
-   * @param physicalIds the physical device of each unit, all distinct
-   * @param spare the per-unit tie-break weight, same length
-   */
-  static ScoreTable build(List<String> physicalIds, int[] spare, AllocationTopology topology) {
-    int n = physicalIds.size();
-    int[] nv = new int[n * n];
-    int[] pc = new int[n * n];
-    int[] nu = new int[n * n];
-    int[] node = new int[n];
-    for (int i = 0; i < n; i++) {
-      node[i] = topology.numaNode(physicalIds.get(i));
-    }
-    for (int i = 0; i < n; i++) {
-      String a = physicalIds.get(i);
-      for (int j = i + 1; j < n; j++) {
-        String b = physicalIds.get(j);
-        int links = SetScore.nvlinkCount(topology.nvlinks(a, b));
-        int close = SetScore.pcieCloseness(topology.level(a, b));
-        int same = SetScore.sameNuma(node[i], node[j]);
-        nv[i * n + j] = links;
-        nv[j * n + i] = links;
-        pc[i * n + j] = close;
-        pc[j * n + i] = close;
-        nu[i * n + j] = same;
-        nu[j * n + i] = same;
-      }
-    }
-    return new ScoreTable(n, nv, pc, nu, spare.clone());
-  }
-
   int size() {
     return n;
+  }
+
+  int nvlinks(int i, int j) {
+    return nvlinks[i * n + j];
+  }
+
+  int pcie(int i, int j) {
+    return pcie[i * n + j];
+  }
+
+  int numa(int i, int j) {
+    return numa[i * n + j];
+  }
+
+  int spare(int i) {
+    return spare[i];
   }
 
   /** {@code acc += pair(i, j)}; adds nothing for {@code i == j}. */

@@ -51,6 +51,14 @@ import org.slf4j.LoggerFactory;
 final class DevicePluginService extends DevicePluginGrpc.DevicePluginImplBase {
   private static final Logger log = LoggerFactory.getLogger(DevicePluginService.class);
 
+  /**
+   * Container requests answered per GetPreferredAllocation. The kubelet sends exactly one
+   * (kubelet-device-plugin.md §5); each costs the allocator's bounded search (about a millisecond
+   * at 64 devices at worst), and the handler runs on a transport thread, so a call listing
+   * thousands would hold that thread, and every RPC queued behind it, for seconds.
+   */
+  static final int MAX_PREFERRED_CONTAINER_REQUESTS = 4;
+
   private final AtomicReference<ResourceView> view;
   private final DevicePluginOptions options;
   private final AllocationResponder responder;
@@ -239,6 +247,17 @@ final class DevicePluginService extends DevicePluginGrpc.DevicePluginImplBase {
   public void getPreferredAllocation(
       PreferredAllocationRequest request, StreamObserver<PreferredAllocationResponse> response) {
     ResourceView current = view.get();
+    if (request.getContainerRequestsCount() > MAX_PREFERRED_CONTAINER_REQUESTS) {
+      String why =
+          "GetPreferredAllocation lists "
+              + request.getContainerRequestsCount()
+              + " container requests; at most "
+              + MAX_PREFERRED_CONTAINER_REQUESTS
+              + " are answered (the kubelet sends one)";
+      log.debug("GetPreferredAllocation of {} refused: {}", current.advertisedName(), why);
+      response.onError(invalid(why));
+      return;
+    }
     PreferredAllocationResponse.Builder out = PreferredAllocationResponse.newBuilder();
     for (ContainerPreferredAllocationRequest container : request.getContainerRequestsList()) {
       if (container.getAllocationSize() < 0) {

@@ -41,10 +41,11 @@ final class ResourcePlugin implements AutoCloseable {
   static final Duration RESTART_PAUSE = Duration.ofMillis(100);
 
   /**
-   * Every handler of these servers is memory work that never blocks (the slowest, a preferred
-   * allocation over 64 devices, takes well under a millisecond), so calls run on the transport's
-   * own threads: a hop to a call pool costs more than the work and, on a small node, multiplies the
-   * latency tail (see BENCHMARKS.md).
+   * Every handler of these servers is memory work that never blocks, and bounded whatever the
+   * client sends (the slowest, a preferred allocation over 64 devices, stops its search after a
+   * fixed budget of about a millisecond, and answers at most a few container requests per call), so
+   * calls run on the transport's own threads: a hop to a call pool costs more than the work and, on
+   * a small node, multiplies the latency tail (see BENCHMARKS.md).
    */
   private static final Executor DIRECT = Runnable::run;
 

@@ -17,7 +17,8 @@ class GreedySwapSearchTest {
 
   private static List<String> heuristic(
       AllocationTopology topology, List<String> available, List<String> must, int size) {
-    return new PreferredAllocator(topology, 0).choose(Request.of(available, must, size));
+    return new PreferredAllocator(topology, 0, new GreedySwapSearch())
+        .choose(Request.of(available, must, size));
   }
 
   @Test

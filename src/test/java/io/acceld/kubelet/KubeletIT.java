@@ -9,7 +9,9 @@ import io.acceld.ledger.LeaseResult;
 import io.acceld.nvml.NvmlEventType;
 import io.acceld.proto.deviceplugin.v1beta1.AllocateResponse;
 import io.acceld.proto.deviceplugin.v1beta1.ContainerAllocateResponse;
+import io.acceld.proto.deviceplugin.v1beta1.ContainerPreferredAllocationRequest;
 import io.acceld.proto.deviceplugin.v1beta1.DeviceSpec;
+import io.acceld.proto.deviceplugin.v1beta1.PreferredAllocationRequest;
 import io.acceld.simulate.FixtureNode;
 import io.acceld.simulate.Fixtures;
 import io.acceld.simulate.HotPlug;
@@ -243,6 +245,21 @@ class KubeletIT {
             () -> kubelet.getPreferredAllocation(NVIDIA, List.of(uuid(2), uuid(2)), List.of(), 1))
         .isInstanceOf(StatusRuntimeException.class)
         .hasMessageContaining("appears twice");
+    // Each container request costs a search on a transport thread: a call cannot list thousands.
+    PreferredAllocationRequest.Builder many = PreferredAllocationRequest.newBuilder();
+    for (int c = 0; c < 1_000; c++) {
+      many.addContainerRequests(
+          ContainerPreferredAllocationRequest.newBuilder()
+              .addAllAvailableDeviceIDs(List.of(uuid(0), uuid(1), uuid(2), uuid(3)))
+              .setAllocationSize(2));
+    }
+    assertThatThrownBy(() -> kubelet.getPreferredAllocation(NVIDIA, many.build()))
+        .isInstanceOfSatisfying(
+            StatusRuntimeException.class,
+            e -> {
+              assertThat(e.getStatus().getCode()).isEqualTo(Status.Code.INVALID_ARGUMENT);
+              assertThat(e.getStatus().getDescription()).contains("1000 container requests");
+            });
     // A client's bytes come back escaped and cut: no forged lines, no megabyte messages.
     String hostile = "GPU-x\nINFO forged line" + "A".repeat(100_000);
     assertThatThrownBy(() -> kubelet.allocateOne(NVIDIA, List.of(hostile)))

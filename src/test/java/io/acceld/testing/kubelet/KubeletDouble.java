@@ -1570,6 +1570,15 @@ public final class KubeletDouble implements AutoCloseable {
     return watchdog(liveConnection(resource).blocking()).getPreferredAllocation(request);
   }
 
+  /**
+   * GetPreferredAllocation with a request as given, for requests the kubelet would never send
+   * (several container requests, say).
+   */
+  public PreferredAllocationResponse getPreferredAllocation(
+      String resource, PreferredAllocationRequest request) {
+    return watchdog(liveConnection(resource).blocking()).getPreferredAllocation(request);
+  }
+
   /** PreStartContainer with the kubelet's 30 s deadline. */
   public PreStartContainerResponse preStartContainer(
       String resource, Collection<String> deviceIds) {
