@@ -186,6 +186,23 @@ class MesosBridgeIT {
       assertThat(env).containsKeys("MESOS_SANDBOX", "MESOS_TASK_ID", "MESOS_FRAMEWORK_ID");
 
       kubelet.awaitDevices(GPU, d -> unhealthyExactly(d, Set.copyOf(gpus)), WAIT);
+      // `acceld devices --agent` (GET /devices) names the task as the holder.
+      String devices =
+          java.net.http.HttpClient.newHttpClient()
+              .send(
+                  java.net.http.HttpRequest.newBuilder(
+                          java.net.URI.create(
+                              "http://127.0.0.1:" + daemon.metricsServer().port() + "/devices"))
+                      .build(),
+                  java.net.http.HttpResponse.BodyHandlers.ofString())
+              .body();
+      for (com.fasterxml.jackson.databind.JsonNode row :
+          new com.fasterxml.jackson.databind.ObjectMapper().readTree(devices)) {
+        if (gpus.contains(row.get("id").asText())) {
+          assertThat(row.get("holderKind").asText()).isEqualTo("mesos_task");
+          assertThat(row.get("holder").asText()).isEqualTo(fw.id().getValue() + "/t1");
+        }
+      }
 
       assertThat(fw.call(kill(fw.id(), "t1")).status()).isEqualTo(202);
       fw.awaitState("t1", TaskState.TASK_KILLED);
