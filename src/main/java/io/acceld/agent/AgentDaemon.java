@@ -2,6 +2,7 @@ package io.acceld.agent;
 
 import io.acceld.allocation.TopologyAwareChooser;
 import io.acceld.config.AgentConfig;
+import io.acceld.config.ConfigException;
 import io.acceld.config.DcgmModelLabel;
 import io.acceld.config.HostPort;
 import io.acceld.config.Settings;
@@ -16,6 +17,7 @@ import io.acceld.ledger.LedgerStorage;
 import io.acceld.metrics.AgentMetrics;
 import io.acceld.metrics.DcgmCollector;
 import io.acceld.metrics.KubeletMetrics;
+import io.acceld.metrics.MetricsAccess;
 import io.acceld.metrics.MetricsServer;
 import io.acceld.metrics.NodeName;
 import io.acceld.nvml.NvmlLoader;
@@ -140,6 +142,7 @@ public final class AgentDaemon implements AutoCloseable {
         keep(
             listen(
                 config.get(Settings.METRICS_ADDRESS),
+                metricsAccess(config),
                 metrics.registry(),
                 () ->
                     agent.alive()
@@ -155,6 +158,18 @@ public final class AgentDaemon implements AutoCloseable {
     server.degradedBy(() -> degraded(storage));
     server.notReadyBecause(() -> expected.unmet(store.current()));
     notifySystemd(config);
+  }
+
+  /** The metrics address's token and TLS; a bad file stops the start with one line naming it. */
+  private static MetricsAccess metricsAccess(AgentConfig config) {
+    try {
+      return MetricsAccess.fromSettings(
+          config.get(Settings.METRICS_AUTH),
+          config.get(Settings.METRICS_TLS_CERT),
+          config.get(Settings.METRICS_TLS_KEY));
+    } catch (IllegalArgumentException e) {
+      throw new ConfigException(e.getMessage(), e);
+    }
   }
 
   /** Under systemd ({@code Type=notify}), says READY=1 once every resource is registered. */
@@ -198,13 +213,14 @@ public final class AgentDaemon implements AutoCloseable {
    */
   private static MetricsServer listen(
       HostPort address,
+      MetricsAccess access,
       PrometheusMeterRegistry registry,
       BooleanSupplier alive,
       BooleanSupplier ready,
       Supplier<String> devices)
       throws IOException {
     try {
-      return MetricsServer.start(address, registry, alive, ready, devices);
+      return MetricsServer.start(address, access, registry, alive, ready, devices);
     } catch (BindException e) {
       throw new OperatorError(
           OperatorError.Kind.CANNOT_LISTEN,

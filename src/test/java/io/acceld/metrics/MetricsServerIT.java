@@ -150,7 +150,7 @@ class MetricsServerIT {
             HttpResponse.BodyHandlers.ofString());
 
     assertThat(response.statusCode()).isEqualTo(405);
-    assertThat(response.headers().firstValue("Allow")).hasValue("GET");
+    assertThat(response.headers().firstValue("Allow")).hasValue("GET, HEAD");
   }
 
   @Test
