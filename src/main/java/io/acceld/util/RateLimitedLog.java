@@ -41,6 +41,10 @@ public final class RateLimitedLog {
     write(Level.INFO, template, args);
   }
 
+  public void debug(String template, Object... args) {
+    write(Level.DEBUG, template, args);
+  }
+
   public void error(String template, Object... args) {
     write(Level.ERROR, template, args);
   }
@@ -74,7 +78,8 @@ public final class RateLimitedLog {
     switch (level) {
       case ERROR -> log.error(template, args);
       case WARN -> log.warn(template, args);
-      default -> log.info(template, args);
+      case INFO -> log.info(template, args);
+      default -> log.debug(template, args);
     }
   }
 

@@ -15,6 +15,7 @@ import io.acceld.simulate.Fixtures;
 import io.acceld.simulate.HotPlug;
 import io.acceld.simulate.SimulatedGpu;
 import io.acceld.testing.AgentHarness;
+import io.acceld.testing.LogCapture;
 import io.acceld.testing.NvmlDouble;
 import io.acceld.testing.kubelet.DeviceState;
 import io.acceld.testing.kubelet.KubeletDouble;
@@ -202,6 +203,27 @@ class KubeletIT {
                   .contains("Unhealthy")
                   .contains("nvidia4");
             });
+  }
+
+  @Test
+  void aFloodOfRefusedAllocatesIsLoggedOnceEscapedAndCut() throws Exception {
+    kubelet();
+    start(agent());
+    kubelet.awaitDevices(NVIDIA, l -> l.size() == 8, REGISTRATION);
+
+    try (LogCapture logs = LogCapture.of(DevicePluginService.class)) {
+      String forged = "GPU-x\n2026-12-01 INFO forged line " + "y".repeat(100_000);
+      for (int i = 0; i < 200; i++) {
+        assertThatThrownBy(() -> kubelet.allocateOne(NVIDIA, List.of(forged)))
+            .isInstanceOf(StatusRuntimeException.class);
+      }
+
+      assertThat(logs.warnings()).hasSize(1);
+      assertThat(logs.warnings().get(0))
+          .contains("GPU-x\\u000a2026-12-01")
+          .doesNotContain("\n")
+          .hasSizeLessThan(1000);
+    }
   }
 
   @Test
