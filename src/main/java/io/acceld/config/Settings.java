@@ -332,6 +332,15 @@ public final class Settings {
           Parsers.string(),
           "");
 
+  public static final Setting<Duration> CDI_CHECK_INTERVAL =
+      new Setting<>(
+          "cdi-check-interval",
+          "DURATION",
+          "How often the agent re-reads its CDI spec files and rewrites any that are missing or"
+              + " changed (0 disables).",
+          Parsers.duration(),
+          "30s");
+
   /** All settings, in the order help and the README list them. */
   public static final List<Setting<?>> ALL =
       List.of(
@@ -374,7 +383,8 @@ public final class Settings {
           MESOS_STATUS_UPDATE_RETRY,
           METRICS_AUTH,
           METRICS_TLS_CERT,
-          METRICS_TLS_KEY);
+          METRICS_TLS_KEY,
+          CDI_CHECK_INTERVAL);
 
   public static Optional<Setting<?>> byKey(String key) {
     return ALL.stream().filter(s -> s.key().equals(key)).findFirst();
