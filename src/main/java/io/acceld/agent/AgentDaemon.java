@@ -157,6 +157,7 @@ public final class AgentDaemon implements AutoCloseable {
                         + "\n"));
     server.degradedBy(() -> degraded(storage));
     server.notReadyBecause(() -> expected.unmet(store.current()));
+    server.notAliveBecause(agent::stuckLoops);
     notifySystemd(config);
   }
 

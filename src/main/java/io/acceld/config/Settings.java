@@ -341,6 +341,14 @@ public final class Settings {
           Parsers.duration(),
           "30s");
 
+  public static final Setting<Duration> LOOP_STUCK_AFTER =
+      new Setting<>(
+          "loop-stuck-after",
+          "DURATION",
+          "How long one discovery scan may run before /healthz fails saying the loop is stuck.",
+          Parsers.duration(),
+          "2m");
+
   /** All settings, in the order help and the README list them. */
   public static final List<Setting<?>> ALL =
       List.of(
@@ -384,7 +392,8 @@ public final class Settings {
           METRICS_AUTH,
           METRICS_TLS_CERT,
           METRICS_TLS_KEY,
-          CDI_CHECK_INTERVAL);
+          CDI_CHECK_INTERVAL,
+          LOOP_STUCK_AFTER);
 
   public static Optional<Setting<?>> byKey(String key) {
     return ALL.stream().filter(s -> s.key().equals(key)).findFirst();

@@ -52,6 +52,7 @@ public final class MetricsServer implements AutoCloseable {
   private final Supplier<String> devices;
   private Supplier<List<String>> degraded = List::of;
   private Supplier<List<String>> unready = List::of;
+  private Supplier<List<String>> stuck = List::of;
 
   private MetricsServer(
       MetricsAccess access,
@@ -160,6 +161,16 @@ public final class MetricsServer implements AutoCloseable {
     return this;
   }
 
+  /**
+   * What makes {@code /healthz} fail even while {@code alive} holds: one sentence per stuck loop (a
+   * thread blocked for ever looks alive). Set once, before the server is asked; cheap, never
+   * blocking.
+   */
+  public MetricsServer notAliveBecause(Supplier<List<String>> reasons) {
+    this.stuck = Objects.requireNonNull(reasons, "reasons");
+    return this;
+  }
+
   /** The bound address; with port 0 this carries the port the system picked. */
   public InetSocketAddress address() {
     return listener.address();
@@ -198,7 +209,7 @@ public final class MetricsServer implements AutoCloseable {
     }
     return switch (path) {
       case "/metrics" -> metrics(request);
-      case "/healthz" -> probe(alive, "not alive", degraded);
+      case "/healthz" -> liveness();
       case "/devices" -> HttpReply.of(200, JSON, devices.get());
       default -> readiness();
     };
@@ -220,6 +231,23 @@ public final class MetricsServer implements AutoCloseable {
     return accept != null && accept.contains("application/openmetrics-text")
         ? OPENMETRICS_CONTENT_TYPE
         : TEXT_CONTENT_TYPE;
+  }
+
+  private HttpReply liveness() {
+    List<String> reasons;
+    try {
+      reasons = stuck.get();
+    } catch (RuntimeException e) {
+      reasons = List.of(e.toString());
+    }
+    if (reasons.isEmpty()) {
+      return probe(alive, "not alive", degraded);
+    }
+    StringBuilder body = new StringBuilder();
+    for (String reason : reasons) {
+      body.append("not alive: ").append(reason).append('\n');
+    }
+    return HttpReply.text(503, body.toString());
   }
 
   private HttpReply readiness() {
