@@ -136,9 +136,9 @@ public final class MetricsServer implements AutoCloseable {
     // As the operator wrote it (0.0.0.0:9445), not as Java prints the bound socket
     // (/[0:0:0:0:0:0:0:0]:9445); only a port 0 is replaced, by the port the system picked.
     log.info(
-        "Serving /metrics, /healthz, /readyz and /devices on {} ({})",
-        new HostPort(address.host(), server.port()),
-        access.describe());
+        "Serving /metrics, /healthz, /readyz and /devices ({}) on {}",
+        access.describe(),
+        new HostPort(address.host(), server.port()));
     return server;
   }
 
