@@ -1,5 +1,6 @@
 package io.acceld.metrics;
 
+import io.acceld.util.ClientText;
 import io.acceld.util.NamedThreads;
 import io.acceld.util.RateLimitedLog;
 import java.io.BufferedInputStream;
@@ -184,7 +185,11 @@ final class HttpListener implements AutoCloseable {
     try {
       return handler.handle(request);
     } catch (RuntimeException e) {
-      refusals.warn("Failed to answer {} {}: {}", request.method(), request.path(), e.toString());
+      refusals.warn(
+          "Failed to answer {} {}: {}",
+          ClientText.quote(request.method()),
+          ClientText.quote(request.path()),
+          e.toString());
       return HttpReply.text(500, "internal error\n");
     }
   }
