@@ -60,6 +60,7 @@ struct nvmlDevice_st {
   unsigned long long ecc_uncorrected;
   int retired_pending;
   int lost;
+  int duplicate;      /* 1: may repeat another GPU's UUID or bus ID (a firmware fault) */
   int link_count;                          /* links 0..link_count-1 are ENABLED */
   int link_remote[NVML_NVLINK_MAX_LINKS];  /* peer GPU index per link */
 };

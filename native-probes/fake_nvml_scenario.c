@@ -15,6 +15,7 @@
  *       smclock=1980 memclock=2619 energy=123456789 pcie-replays=3 enc=5 dec=7
  *       remapped=2/1/0/0   # correctable/uncorrectable/pending/failure rows
  *       memtemp=52 nvlink-errors=0/1/4/0   # CRC flit/CRC data/replay/recovery totals
+ *       duplicate=1        # may repeat an earlier GPU's uuid or bus (a firmware fault)
  *   topo 0 1 10                # GPU indices (order of gpu lines), NVML topology level
  *   nvlink 0 1 4               # 4 active links between GPU 0 and GPU 1 (both directions)
  * (a gpu directive is a single line). topo/nvlink must come after the gpu lines they name.
@@ -369,6 +370,8 @@ static const char *gpu_key(struct nvmlDevice_st *d, const char *key, const char 
     if (!parse_int(v, 0, 1, &d->ecc)) return "bad ecc (want 0 or 1)";
   } else if (strcmp(key, "lost") == 0) {
     if (!parse_int(v, 0, 1, &d->lost)) return "bad lost (want 0 or 1)";
+  } else if (strcmp(key, "duplicate") == 0) {
+    if (!parse_int(v, 0, 1, &d->duplicate)) return "bad duplicate (want 0 or 1)";
   } else {
     return "unknown key";
   }
@@ -399,7 +402,7 @@ static void gpu_line(struct fake_scenario *sc, const struct parse_ctx *ctx, char
     complain(ctx, "memused exceeds memory");
     return;
   }
-  for (unsigned int i = 0; i < sc->gpu_count; i++) {
+  for (unsigned int i = 0; i < sc->gpu_count && !d.duplicate; i++) {
     const struct nvmlDevice_st *o = &sc->gpus[i];
     if (strcmp(o->uuid, d.uuid) == 0) {
       complain(ctx, "duplicate uuid %s", d.uuid);

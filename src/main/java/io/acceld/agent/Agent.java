@@ -13,9 +13,11 @@ import io.acceld.inventory.Health;
 import io.acceld.inventory.Inventory;
 import io.acceld.inventory.InventoryDiff;
 import io.acceld.inventory.InventoryStore;
+import io.acceld.util.LoopWatchdog;
 import io.acceld.util.NamedThreads;
 import java.time.Clock;
 import java.time.Duration;
+import java.util.List;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
@@ -42,6 +44,7 @@ public final class Agent implements AutoCloseable {
   private final HealthMonitor health;
   private final Object publishLock = new Object();
   private volatile Inventory discovered = Inventory.EMPTY;
+  private final LoopWatchdog discoveryWatchdog = new LoopWatchdog("Device discovery");
   private final ScheduledExecutorService discoveryThread =
       Executors.newSingleThreadScheduledExecutor(new NamedThreads("acceld-discovery"));
 
@@ -98,6 +101,14 @@ public final class Agent implements AutoCloseable {
     return store;
   }
 
+  /**
+   * Why the agent's loops count as stuck rather than alive: a discovery scan that has run longer
+   * than {@code --loop-stuck-after}. {@code /healthz} fails with these reasons.
+   */
+  public List<String> stuckLoops() {
+    return discoveryWatchdog.stuck(config.get(Settings.LOOP_STUCK_AFTER)).stream().toList();
+  }
+
   /** True while the agent's loops run: discovery and health. */
   public boolean alive() {
     return !discoveryThread.isShutdown() && health.alive();
@@ -125,12 +136,15 @@ public final class Agent implements AutoCloseable {
   }
 
   void rescan() {
+    discoveryWatchdog.turnBegins();
     try {
       discovered = discovery.scan();
       republish();
     } catch (RuntimeException e) {
       // A scan that fails keeps the last good snapshot; the next one tries again.
       log.error("Device discovery failed; keeping the previous inventory", e);
+    } finally {
+      discoveryWatchdog.turnEnds();
     }
   }
 

@@ -20,6 +20,7 @@ import io.acceld.mesos.http.JdkHttpServerProperties;
 import io.acceld.metrics.AgentMetrics;
 import io.acceld.metrics.DcgmCollector;
 import io.acceld.metrics.KubeletMetrics;
+import io.acceld.metrics.MetricsAccess;
 import io.acceld.metrics.MetricsServer;
 import io.acceld.metrics.NodeName;
 import io.acceld.nvml.NvmlLoader;
@@ -149,6 +150,7 @@ public final class AgentDaemon implements AutoCloseable {
         keep(
             listen(
                 config.get(Settings.METRICS_ADDRESS),
+                metricsAccess(config),
                 metrics.registry(),
                 () ->
                     agent.alive()
@@ -163,6 +165,7 @@ public final class AgentDaemon implements AutoCloseable {
                         + "\n"));
     server.degradedBy(() -> degraded(storage));
     server.notReadyBecause(() -> expected.unmet(store.current()));
+    server.notAliveBecause(agent::stuckLoops);
     notifySystemd(config);
   }
 
@@ -197,6 +200,18 @@ public final class AgentDaemon implements AutoCloseable {
   /** The Mesos bridge, when it runs. */
   public Optional<MesosBridge> mesos() {
     return mesos;
+  }
+
+  /** The metrics address's token and TLS; a bad file stops the start with one line naming it. */
+  private static MetricsAccess metricsAccess(AgentConfig config) {
+    try {
+      return MetricsAccess.fromSettings(
+          config.get(Settings.METRICS_AUTH),
+          config.get(Settings.METRICS_TLS_CERT),
+          config.get(Settings.METRICS_TLS_KEY));
+    } catch (IllegalArgumentException e) {
+      throw new ConfigException(e.getMessage(), e);
+    }
   }
 
   /** Under systemd ({@code Type=notify}), says READY=1 once every resource is registered. */
@@ -240,13 +255,14 @@ public final class AgentDaemon implements AutoCloseable {
    */
   private static MetricsServer listen(
       HostPort address,
+      MetricsAccess access,
       PrometheusMeterRegistry registry,
       BooleanSupplier alive,
       BooleanSupplier ready,
       Supplier<String> devices)
       throws IOException {
     try {
-      return MetricsServer.start(address, registry, alive, ready, devices);
+      return MetricsServer.start(address, access, registry, alive, ready, devices);
     } catch (BindException e) {
       throw new OperatorError(
           OperatorError.Kind.CANNOT_LISTEN,

@@ -1,5 +1,6 @@
 package io.acceld.config;
 
+import io.acceld.util.ClientText;
 import java.nio.file.InvalidPathException;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -17,10 +18,17 @@ import java.util.regex.Pattern;
 public final class Parsers {
   private static final Pattern DURATION = Pattern.compile("^(\\d+)(ms|s|m|h)$");
 
+  /**
+   * The longest duration any setting takes: a year. Longer ones are typos, and would overflow the
+   * nanosecond arithmetic of the timers they feed.
+   */
+  static final Duration MAX_DURATION = Duration.ofDays(365);
+
   private Parsers() {}
 
   public static ValueParser<Path> path() {
     return raw -> {
+      noControlCharacters(raw);
       if (raw.isBlank()) {
         throw new IllegalArgumentException("expects a path, got an empty value");
       }
@@ -32,8 +40,26 @@ public final class Parsers {
     };
   }
 
+  /** Any text without control characters (a NUL would cut a C string, a newline forge a log). */
   public static ValueParser<String> string() {
-    return raw -> raw;
+    return raw -> {
+      noControlCharacters(raw);
+      return raw;
+    };
+  }
+
+  private static void noControlCharacters(String raw) {
+    for (int i = 0; i < raw.length(); i++) {
+      if (Character.isISOControl(raw.charAt(i))) {
+        throw new IllegalArgumentException(
+            "contains a control character ("
+                + String.format("\\u%04x", (int) raw.charAt(i))
+                + ") at position "
+                + (i + 1)
+                + ": "
+                + ClientText.quote(raw));
+      }
+    }
   }
 
   public static ValueParser<Boolean> bool() {
@@ -95,13 +121,24 @@ public final class Parsers {
         throw new IllegalArgumentException(
             "expects a duration like 500ms, 10s, 5m or 1h, got '" + raw + "'");
       }
-      long n = Long.parseLong(m.group(1));
-      return switch (m.group(2)) {
-        case "ms" -> Duration.ofMillis(n);
-        case "s" -> Duration.ofSeconds(n);
-        case "m" -> Duration.ofMinutes(n);
-        default -> Duration.ofHours(n);
-      };
+      Duration value;
+      try {
+        long n = Long.parseLong(m.group(1));
+        value =
+            switch (m.group(2)) {
+              case "ms" -> Duration.ofMillis(n);
+              case "s" -> Duration.ofSeconds(n);
+              case "m" -> Duration.ofMinutes(n);
+              default -> Duration.ofHours(n);
+            };
+      } catch (NumberFormatException | ArithmeticException e) {
+        value = null; // more than a long or a Duration holds: too long either way
+      }
+      if (value == null || value.compareTo(MAX_DURATION) > 0) {
+        throw new IllegalArgumentException(
+            ClientText.quote(t) + " is too long; durations go up to 8760h (a year)");
+      }
+      return value;
     };
   }
 

@@ -306,6 +306,50 @@ public final class Settings {
           Parsers.duration(),
           "10s");
 
+  public static final Setting<String> METRICS_AUTH =
+      new Setting<>(
+          "metrics-auth",
+          "KIND:FILE",
+          "Authentication /metrics and /devices require: bearer:FILE (the file holds the token and"
+              + " must be mode 0600). Empty for none; /healthz and /readyz never require it.",
+          Parsers.string(),
+          "");
+
+  public static final Setting<String> METRICS_TLS_CERT =
+      new Setting<>(
+          "metrics-tls-cert",
+          "FILE",
+          "PEM certificate chain (such as cert-manager's tls.crt) to serve the metrics address over"
+              + " HTTPS; needs --metrics-tls-key. Re-read when it changes. Empty for plain HTTP.",
+          Parsers.string(),
+          "");
+
+  public static final Setting<String> METRICS_TLS_KEY =
+      new Setting<>(
+          "metrics-tls-key",
+          "FILE",
+          "PEM private key (PKCS#8, or PKCS#1 RSA; such as cert-manager's tls.key) for"
+              + " --metrics-tls-cert.",
+          Parsers.string(),
+          "");
+
+  public static final Setting<Duration> CDI_CHECK_INTERVAL =
+      new Setting<>(
+          "cdi-check-interval",
+          "DURATION",
+          "How often the agent re-reads its CDI spec files and rewrites any that are missing or"
+              + " changed (0 disables).",
+          Parsers.duration(),
+          "30s");
+
+  public static final Setting<Duration> LOOP_STUCK_AFTER =
+      new Setting<>(
+          "loop-stuck-after",
+          "DURATION",
+          "How long one discovery scan may run before /healthz fails saying the loop is stuck.",
+          Parsers.duration(),
+          "2m");
+
   /** All settings, in the order help and the README list them. */
   public static final List<Setting<?>> ALL =
       List.of(
@@ -345,7 +389,12 @@ public final class Settings {
           MESOS_RESERVE,
           MESOS_FILTER_GPU_RESOURCES,
           MESOS_EXECUTOR_REGISTRATION_TIMEOUT,
-          MESOS_STATUS_UPDATE_RETRY);
+          MESOS_STATUS_UPDATE_RETRY,
+          METRICS_AUTH,
+          METRICS_TLS_CERT,
+          METRICS_TLS_KEY,
+          CDI_CHECK_INTERVAL,
+          LOOP_STUCK_AFTER);
 
   public static Optional<Setting<?>> byKey(String key) {
     return ALL.stream().filter(s -> s.key().equals(key)).findFirst();

@@ -1,7 +1,13 @@
 package io.acceld.config;
 
 import java.io.IOException;
-import java.io.Reader;
+import java.io.InputStream;
+import java.io.StringReader;
+import java.nio.ByteBuffer;
+import java.nio.CharBuffer;
+import java.nio.charset.CharsetDecoder;
+import java.nio.charset.CoderResult;
+import java.nio.charset.CodingErrorAction;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.NoSuchFileException;
@@ -24,6 +30,9 @@ import org.yaml.snakeyaml.nodes.ScalarNode;
  * key. Duplicate keys are refused here, since SnakeYAML would silently keep the last one.
  */
 final class YamlConfigFile {
+  /** The largest config file accepted. */
+  static final int MAX_BYTES = 1 << 20;
+
   private final Path path;
   private final List<NodeTuple> entries;
 
@@ -40,9 +49,10 @@ final class YamlConfigFile {
    */
   static YamlConfigFile read(Path path) {
     Node root;
-    try (Reader reader = Files.newBufferedReader(path, StandardCharsets.UTF_8)) {
+    try {
+      String text = utf8(path, boundedBytes(path));
       // compose() keeps line numbers; duplicate keys are refused by entries() below.
-      root = new Yaml(new LoaderOptions()).compose(reader);
+      root = new Yaml(new LoaderOptions()).compose(new StringReader(text));
     } catch (NoSuchFileException e) {
       throw new ConfigException("config file " + path + " does not exist");
     } catch (MarkedYAMLException e) {
@@ -63,6 +73,58 @@ final class YamlConfigFile {
           root, null, "the file must be a mapping of settings, like 'sysfs-root: /sys'");
     }
     return new YamlConfigFile(path, file.entries(mapping));
+  }
+
+  /**
+   * The file's bytes, refusing more than {@link #MAX_BYTES}: a config file is a few kilobytes, and
+   * a huge one would take the YAML parser seconds to accept or refuse. Read with a limit rather
+   * than trusting the file's size, which a pipe or procfs file does not report.
+   */
+  private static byte[] boundedBytes(Path path) throws IOException {
+    try (InputStream in = Files.newInputStream(path)) {
+      byte[] bytes = in.readNBytes(MAX_BYTES + 1);
+      if (bytes.length > MAX_BYTES) {
+        throw new ConfigException(
+            "config file "
+                + path
+                + " is larger than "
+                + (MAX_BYTES >> 20)
+                + " MiB; is it the"
+                + " right file?");
+      }
+      return bytes;
+    }
+  }
+
+  /** {@code bytes} as UTF-8, or an error naming the line of the first byte that is not UTF-8. */
+  private static String utf8(Path path, byte[] bytes) {
+    CharsetDecoder decoder =
+        StandardCharsets.UTF_8
+            .newDecoder()
+            .onMalformedInput(CodingErrorAction.REPORT)
+            .onUnmappableCharacter(CodingErrorAction.REPORT);
+    ByteBuffer in = ByteBuffer.wrap(bytes);
+    CharBuffer out = CharBuffer.allocate(bytes.length);
+    CoderResult result = decoder.decode(in, out, true);
+    if (result.isError()) {
+      int offset = in.position();
+      int line = 1;
+      for (int i = 0; i < offset; i++) {
+        if (bytes[i] == '\n') {
+          line++;
+        }
+      }
+      throw new ConfigException(
+          "config file "
+              + path
+              + ", line "
+              + line
+              + ": byte "
+              + String.format("0x%02x", bytes[offset] & 0xff)
+              + " is not UTF-8; save the file as UTF-8");
+    }
+    decoder.flush(out);
+    return out.flip().toString();
   }
 
   /** The top-level entries, in file order; none for an empty file. */

@@ -10,7 +10,10 @@ import io.acceld.inventory.PcieLevel;
 import io.acceld.inventory.Topology;
 import io.acceld.nvml.NvmlGpu;
 import io.acceld.nvml.NvmlNodeInfo;
+import io.acceld.util.ClientText;
+import io.acceld.util.RateLimitedLog;
 import java.nio.file.Path;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.LinkedHashMap;
@@ -19,6 +22,7 @@ import java.util.Locale;
 import java.util.Map;
 import java.util.Optional;
 import java.util.OptionalInt;
+import java.util.Set;
 import java.util.stream.Collectors;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -39,6 +43,9 @@ public final class InventoryScanner {
   private final Path devRoot;
   private final Path procRoot;
   private final NvidiaSource nvidia;
+
+  /** A fault in the hardware's data repeats on every rescan; say so now and then, not each time. */
+  private final RateLimitedLog faults = new RateLimitedLog(log, Duration.ofMinutes(10));
 
   public InventoryScanner(
       Path sysfsRoot,
@@ -69,22 +76,32 @@ public final class InventoryScanner {
             ? Optional.empty()
             : nvidia.info(
                 nvidiaInPciOrder.stream().map(PciDevice::address).collect(Collectors.toSet()));
-    Map<String, NvmlGpu> gpusByAddress = new HashMap<>();
-    nvmlInfo.ifPresent(
-        info ->
-            info.gpus()
-                .forEach(
-                    g ->
-                        PciAddresses.normalise(g.pciAddress())
-                            .ifPresent(a -> gpusByAddress.put(a, g))));
+    NvmlRecords records = nvmlInfo.map(i -> NvmlRecords.index(i.gpus())).orElse(NvmlRecords.NONE);
+    Map<String, NvmlGpu> gpusByAddress = new HashMap<>(records.byAddress());
+    records.conflicts().values().forEach(reason -> faults.warn("{}", reason));
 
     List<Device> devices = new ArrayList<>();
     Map<String, PciDevice> pciById = new HashMap<>();
     for (Map.Entry<PciDevice, String> entry : classified.entrySet()) {
       PciDevice d = entry.getKey();
-      NvmlGpu gpu =
-          d.vendor() == DeviceClassifier.VENDOR_NVIDIA ? gpusByAddress.remove(d.address()) : null;
-      Device device = build(d, entry.getValue(), gpu, nvidiaInPciOrder.indexOf(d));
+      boolean nvidia = d.vendor() == DeviceClassifier.VENDOR_NVIDIA;
+      NvmlGpu gpu = nvidia ? gpusByAddress.remove(d.address()) : null;
+      List<HealthProblem> conflicts =
+          nvidia && records.conflicts().containsKey(d.address())
+              ? List.of(
+                  HealthProblem.of(
+                      HealthProblem.Kind.NVML_ERROR, records.conflicts().get(d.address())))
+              : List.of();
+      Device device = build(d, entry.getValue(), gpu, nvidiaInPciOrder.indexOf(d), conflicts);
+      if (pciById.containsKey(device.id())) {
+        // Any other source of a repeated ID must still cost one device, never the whole scan.
+        faults.warn(
+            "Leaving out the device at {}: its ID {} is already the device at {}'s",
+            d.address(),
+            ClientText.quote(device.id()),
+            pciById.get(device.id()).address());
+        continue;
+      }
       devices.add(device);
       pciById.put(device.id(), d);
     }
@@ -102,17 +119,23 @@ public final class InventoryScanner {
                         Optional.ofNullable(i.driverVersion()),
                         Optional.ofNullable(i.cudaVersion())))
             .orElse(NodeInfo.EMPTY);
-    return new Inventory(devices, node, topology(devices, pciById, nvmlInfo));
+    return new Inventory(
+        devices, node, topology(devices, pciById, nvmlInfo, records.conflicts().keySet()));
   }
 
-  private Device build(PciDevice d, String resource, NvmlGpu gpu, int nvidiaPciOrder) {
+  private Device build(
+      PciDevice d,
+      String resource,
+      NvmlGpu gpu,
+      int nvidiaPciOrder,
+      List<HealthProblem> conflicts) {
     Optional<NvidiaProcInfo> proc =
         d.vendor() == DeviceClassifier.VENDOR_NVIDIA
             ? NvidiaProcInfo.read(procRoot, d.address())
             : Optional.empty();
     DeviceNodes found = resolveNodes(d, gpu, proc, nvidiaPciOrder);
 
-    List<HealthProblem> problems = new ArrayList<>();
+    List<HealthProblem> problems = new ArrayList<>(conflicts);
     if (gpu != null && gpu.lost()) {
       problems.add(HealthProblem.gpuLost());
     }
@@ -192,19 +215,25 @@ public final class InventoryScanner {
   }
 
   private static Topology topology(
-      List<Device> devices, Map<String, PciDevice> pciById, Optional<NvmlNodeInfo> nvmlInfo) {
+      List<Device> devices,
+      Map<String, PciDevice> pciById,
+      Optional<NvmlNodeInfo> nvmlInfo,
+      Set<String> conflicting) {
     // NVML's view, keyed by PCI address; a pair NVML did not report reads as UNKNOWN, no NVLinks.
+    // Links of addresses whose NVML records conflict are ignored with the rest of their data.
     Topology.Builder byAddress = Topology.builder();
     nvmlInfo.ifPresent(
         info ->
             info.links()
                 .forEach(
-                    l ->
+                    l -> {
+                      String a = PciAddresses.normalise(l.pciAddressA()).orElse(l.pciAddressA());
+                      String b = PciAddresses.normalise(l.pciAddressB()).orElse(l.pciAddressB());
+                      if (!a.equals(b) && !conflicting.contains(a) && !conflicting.contains(b)) {
                         byAddress.put(
-                            PciAddresses.normalise(l.pciAddressA()).orElse(l.pciAddressA()),
-                            PciAddresses.normalise(l.pciAddressB()).orElse(l.pciAddressB()),
-                            PcieLevel.fromNvml(l.topologyLevel()),
-                            Math.max(0, l.nvlinks()))));
+                            a, b, PcieLevel.fromNvml(l.topologyLevel()), Math.max(0, l.nvlinks()));
+                      }
+                    }));
     Topology nvml = byAddress.build();
     Topology.Builder topology = Topology.builder();
     for (int i = 0; i < devices.size(); i++) {

@@ -5,16 +5,44 @@ import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.Optional;
+import java.util.Set;
 
-/** Reads small sysfs attribute files, which end in a newline and hold hex or decimal numbers. */
+/**
+ * Reads one device's small sysfs attribute files, which end in a newline and hold hex or decimal
+ * numbers, remembering which file it is reading so that a read that blocks can be named ({@link
+ * DeadlineReads}). A file already known to block is not read again: a required one fails, an
+ * optional one reads as absent.
+ */
 final class SysfsFiles {
-  private SysfsFiles() {}
+  private final Set<Path> wedged;
+  private volatile Path reading;
 
-  static String string(Path file) throws IOException {
-    return Files.readString(file, StandardCharsets.US_ASCII).strip();
+  /**
+   * @param wedged files whose earlier read has not returned yet
+   */
+  SysfsFiles(Set<Path> wedged) {
+    this.wedged = wedged;
   }
 
-  static Optional<String> optionalString(Path file) {
+  /** The file being read right now, if any. */
+  Optional<Path> reading() {
+    return Optional.ofNullable(reading);
+  }
+
+  String string(Path file) throws IOException {
+    if (wedged.contains(file)) {
+      throw new DeadlineReads.Blocked(file);
+    }
+    reading = file;
+    try {
+      return Files.readString(file, StandardCharsets.US_ASCII).strip();
+    } finally {
+      reading = null;
+      wedged.remove(file); // a read that blocked and returned at last: readable again
+    }
+  }
+
+  Optional<String> optionalString(Path file) {
     try {
       return Optional.of(string(file));
     } catch (IOException e) {
@@ -23,7 +51,7 @@ final class SysfsFiles {
   }
 
   /** A {@code 0x}-prefixed hex attribute such as {@code vendor} or {@code class}. */
-  static int hex(Path file) throws IOException {
+  int hex(Path file) throws IOException {
     String value = string(file);
     try {
       return parseHex(value);
@@ -32,7 +60,7 @@ final class SysfsFiles {
     }
   }
 
-  static Optional<Integer> optionalHex(Path file) {
+  Optional<Integer> optionalHex(Path file) {
     return optionalString(file)
         .flatMap(
             s -> {
@@ -44,7 +72,7 @@ final class SysfsFiles {
             });
   }
 
-  static Optional<Integer> optionalInt(Path file) {
+  Optional<Integer> optionalInt(Path file) {
     return optionalString(file)
         .flatMap(
             s -> {

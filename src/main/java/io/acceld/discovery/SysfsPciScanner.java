@@ -1,16 +1,22 @@
 package io.acceld.discovery;
 
 import io.acceld.inventory.PciAddresses;
+import io.acceld.util.RateLimitedLog;
 import java.io.IOException;
 import java.nio.file.DirectoryStream;
 import java.nio.file.Files;
 import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Comparator;
+import java.util.HashSet;
 import java.util.List;
+import java.util.Map;
 import java.util.Optional;
 import java.util.OptionalInt;
+import java.util.Set;
+import java.util.TreeMap;
 import java.util.regex.Pattern;
 import java.util.stream.Stream;
 import org.slf4j.Logger;
@@ -26,9 +32,19 @@ public final class SysfsPciScanner {
   private static final Pattern ACCEL_NODE = Pattern.compile("^accel[0-9]+$");
 
   private final Path sysfsRoot;
+  private final DeadlineReads reads;
+  private final RateLimitedLog blocked = new RateLimitedLog(log, Duration.ofMinutes(10));
 
   public SysfsPciScanner(Path sysfsRoot) {
+    this(sysfsRoot, DeadlineReads.DEFAULT_DEADLINE);
+  }
+
+  /**
+   * @param deadline how long one device's attribute reads may block before it is given up
+   */
+  SysfsPciScanner(Path sysfsRoot, Duration deadline) {
     this.sysfsRoot = sysfsRoot;
+    this.reads = new DeadlineReads(deadline);
   }
 
   /** All readable PCI functions, in address order. Empty if the bus directory is missing. */
@@ -38,16 +54,28 @@ public final class SysfsPciScanner {
       log.warn("No PCI bus directory at {}: is --sysfs-root right?", bus);
       return List.of();
     }
-    List<PciDevice> found = new ArrayList<>();
-    try (DirectoryStream<Path> entries = Files.newDirectoryStream(bus)) {
-      for (Path entry : entries) {
-        read(entry).ifPresent(found::add);
-      }
+    List<Path> entries = new ArrayList<>();
+    try (DirectoryStream<Path> listing = Files.newDirectoryStream(bus)) {
+      listing.forEach(entries::add);
     } catch (IOException e) {
       log.warn("Cannot list {}: {}", bus, e.toString());
     }
-    found.sort(Comparator.comparing(PciDevice::address));
-    return found;
+    entries.sort(Comparator.comparing(Path::toString));
+    // An alias link (another name for the same device directory) must not list a device twice.
+    Set<Path> seenDirs = new HashSet<>();
+    Map<String, PciDevice> byAddress = new TreeMap<>();
+    for (Path entry : entries) {
+      try {
+        if (!seenDirs.add(entry.toRealPath())) {
+          log.debug("Ignoring {}: another name for a device already read", entry);
+          continue;
+        }
+      } catch (IOException e) {
+        // read() reports it
+      }
+      read(entry).ifPresent(d -> byAddress.putIfAbsent(d.address(), d));
+    }
+    return List.copyOf(byAddress.values());
   }
 
   /** One device by address, if present and readable. */
@@ -64,37 +92,63 @@ public final class SysfsPciScanner {
     }
     try {
       Path dir = entry.toRealPath();
-      return Optional.of(
-          new PciDevice(
-              address.get(),
-              SysfsFiles.hex(dir.resolve("vendor")),
-              SysfsFiles.hex(dir.resolve("device")),
-              SysfsFiles.hex(dir.resolve("class")),
-              SysfsFiles.optionalHex(dir.resolve("subsystem_vendor")).orElse(0),
-              SysfsFiles.optionalHex(dir.resolve("subsystem_device")).orElse(0),
-              SysfsFiles.optionalInt(dir.resolve("numa_node")).orElse(-1),
-              SysfsFiles.optionalString(dir.resolve("local_cpulist")).orElse(""),
-              linkTargetName(dir.resolve("driver")),
-              linkTargetName(dir.resolve("iommu_group"))
-                  .map(SysfsPciScanner::parseIntOrNull)
-                  .stream()
-                  .mapToInt(Integer::intValue)
-                  .findFirst(),
-              SysfsFiles.optionalString(dir.resolve("current_link_speed"))
-                  .flatMap(SysfsPciScanner::parseLinkSpeed),
-              SysfsFiles.optionalInt(dir.resolve("current_link_width"))
-                  .map(OptionalInt::of)
-                  .orElse(OptionalInt.empty()),
-              children(dir.resolve("drm"), DRM_NODE),
-              children(dir.resolve("accel"), ACCEL_NODE),
-              SysfsFiles.optionalString(dir.resolve("product_name")).filter(s -> !s.isBlank()),
-              fabricPath(dir, address.get())));
+      PciDevice device = reads.run(name, files -> read(files, dir, address.get()));
+      for (Path file : reads.wedged()) {
+        if (file.startsWith(dir)) {
+          blocked.warn(
+              "PCI device {}: reading {} blocks (a wedged driver attribute?); it reads as unknown"
+                  + " until it answers",
+              name,
+              file);
+        }
+      }
+      return Optional.of(device);
     } catch (NoSuchFileException e) {
       log.warn("Skipping PCI device {}: {} is missing", name, e.getFile());
+    } catch (DeadlineReads.Blocked e) {
+      blocked.warn("Skipping PCI device {}: {}", name, e.getMessage());
     } catch (IOException | RuntimeException e) {
       log.warn("Skipping PCI device {}: {}", name, e.toString());
     }
     return Optional.empty();
+  }
+
+  private PciDevice read(SysfsFiles files, Path dir, String address) throws IOException {
+    return new PciDevice(
+        address,
+        files.hex(dir.resolve("vendor")),
+        files.hex(dir.resolve("device")),
+        files.hex(dir.resolve("class")),
+        files.optionalHex(dir.resolve("subsystem_vendor")).orElse(0),
+        files.optionalHex(dir.resolve("subsystem_device")).orElse(0),
+        numaNode(files, dir, address),
+        files.optionalString(dir.resolve("local_cpulist")).orElse(""),
+        linkTargetName(dir.resolve("driver")),
+        linkTargetName(dir.resolve("iommu_group")).map(SysfsPciScanner::parseIntOrNull).stream()
+            .mapToInt(Integer::intValue)
+            .findFirst(),
+        files
+            .optionalString(dir.resolve("current_link_speed"))
+            .flatMap(SysfsPciScanner::parseLinkSpeed),
+        files
+            .optionalInt(dir.resolve("current_link_width"))
+            .map(OptionalInt::of)
+            .orElse(OptionalInt.empty()),
+        children(dir.resolve("drm"), DRM_NODE),
+        children(dir.resolve("accel"), ACCEL_NODE),
+        files.optionalString(dir.resolve("product_name")).filter(s -> !s.isBlank()),
+        fabricPath(dir, address));
+  }
+
+  /** The device's NUMA node; only -1 means unknown, so any other negative value is reported. */
+  private int numaNode(SysfsFiles files, Path dir, String address) {
+    int numa = files.optionalInt(dir.resolve("numa_node")).orElse(-1);
+    if (numa < -1) {
+      blocked.warn(
+          "PCI device {}: numa_node holds {}, not a NUMA node; NUMA unknown", address, numa);
+      return -1;
+    }
+    return numa;
   }
 
   private static Integer parseIntOrNull(String s) {

@@ -63,6 +63,23 @@ final class CdiSpecSync {
     }
   }
 
+  /**
+   * Compares the spec of {@code resource} on disk with what it should be, and rewrites it if it is
+   * missing, changed or not 0644: another process (a second agent, an operator) may have touched
+   * it, and the runtime resolves the CDI names Allocate returns from it.
+   *
+   * @return whether the file was rewritten
+   */
+  synchronized boolean verify(String resource, List<Device> devices) {
+    onDisk.remove(resource);
+    boolean rewritten = sync(resource, devices);
+    if (rewritten) {
+      log.warn(
+          "The CDI spec {} was missing or changed on disk; rewrote it", writer.specFile(resource));
+    }
+    return rewritten;
+  }
+
   /** Removes the spec of {@code resource} (its last device went away, or the agent stops). */
   synchronized void remove(String resource) {
     if (onDisk.remove(resource) == null && !Files.exists(writer.specFile(resource))) {

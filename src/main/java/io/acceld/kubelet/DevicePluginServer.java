@@ -40,6 +40,22 @@ final class DevicePluginServer implements AutoCloseable {
       List<ServerInterceptor> interceptors,
       UnixGrpc grpc,
       Executor executor) {
+    this(name, socket, services, interceptors, grpc, executor, null);
+  }
+
+  /**
+   * As above, with the socket's lock already taken (the publisher takes it before it writes the
+   * resource's CDI spec); the server releases it on close.
+   */
+  DevicePluginServer(
+      String name,
+      Path socket,
+      List<BindableService> services,
+      List<ServerInterceptor> interceptors,
+      UnixGrpc grpc,
+      Executor executor,
+      SocketLock lock) {
+    this.lock = lock;
     this.name = name;
     this.socket = socket;
     this.services = List.copyOf(services);
@@ -59,6 +75,11 @@ final class DevicePluginServer implements AutoCloseable {
 
   String name() {
     return name;
+  }
+
+  /** Whether this server holds its socket's lock, without which it must not touch shared files. */
+  synchronized boolean holdsLock() {
+    return lock != null;
   }
 
   synchronized boolean isServing() {

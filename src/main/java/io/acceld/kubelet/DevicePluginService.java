@@ -19,10 +19,12 @@ import io.acceld.proto.deviceplugin.v1beta1.PreStartContainerResponse;
 import io.acceld.proto.deviceplugin.v1beta1.PreferredAllocationRequest;
 import io.acceld.proto.deviceplugin.v1beta1.PreferredAllocationResponse;
 import io.acceld.util.ClientText;
+import io.acceld.util.RateLimitedLog;
 import io.grpc.Status;
 import io.grpc.StatusRuntimeException;
 import io.grpc.stub.ServerCallStreamObserver;
 import io.grpc.stub.StreamObserver;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Collections;
 import java.util.HashSet;
@@ -58,6 +60,9 @@ final class DevicePluginService extends DevicePluginGrpc.DevicePluginImplBase {
    * thousands would hold that thread, and every RPC queued behind it, for seconds.
    */
   static final int MAX_PREFERRED_CONTAINER_REQUESTS = 4;
+
+  /** Per-request messages: any caller of the socket can repeat a refused call at will. */
+  private final RateLimitedLog refusals = new RateLimitedLog(log, Duration.ofMinutes(1));
 
   private final AtomicReference<ResourceView> view;
   private final DevicePluginOptions options;
@@ -203,7 +208,7 @@ final class DevicePluginService extends DevicePluginGrpc.DevicePluginImplBase {
       response.onNext(out.build());
       response.onCompleted();
     } catch (StatusRuntimeException e) {
-      log.warn(
+      refusals.warn(
           "Allocate of {} refused ({}): {}",
           current.advertisedName(),
           e.getStatus().getCode(),
@@ -233,9 +238,9 @@ final class DevicePluginService extends DevicePluginGrpc.DevicePluginImplBase {
       Device device = advertised.device();
       if (!device.isHealthy()) {
         throw invalid(
-            "device ID \""
-                + id
-                + "\" is Unhealthy"
+            "device ID "
+                + ClientText.quote(id)
+                + " is Unhealthy"
                 + device.healthReason().map(r -> ": " + r).orElse(""));
       }
       physical.putIfAbsent(device.id(), device);
@@ -275,7 +280,8 @@ final class DevicePluginService extends DevicePluginGrpc.DevicePluginImplBase {
                           container.getMustIncludeDeviceIDsList(),
                           "must_include_deviceIDs"));
       if (bad.isPresent()) {
-        log.debug("GetPreferredAllocation of {} refused: {}", current.advertisedName(), bad.get());
+        refusals.debug(
+            "GetPreferredAllocation of {} refused: {}", current.advertisedName(), bad.get());
         response.onError(invalid(bad.get()));
         return;
       }
@@ -341,9 +347,9 @@ final class DevicePluginService extends DevicePluginGrpc.DevicePluginImplBase {
         response.onError(
             Status.FAILED_PRECONDITION
                 .withDescription(
-                    "device ID \""
-                        + id
-                        + "\" is held by "
+                    "device ID "
+                        + ClientText.quote(id)
+                        + " is held by "
                         + advertised.get().heldElsewhere().get().describeHolder())
                 .asRuntimeException());
         return;
@@ -352,9 +358,9 @@ final class DevicePluginService extends DevicePluginGrpc.DevicePluginImplBase {
         response.onError(
             Status.FAILED_PRECONDITION
                 .withDescription(
-                    "device ID \""
-                        + id
-                        + "\" is Unhealthy"
+                    "device ID "
+                        + ClientText.quote(id)
+                        + " is Unhealthy"
                         + d.healthReason().map(r -> ": " + r).orElse(""))
                 .asRuntimeException());
         return;

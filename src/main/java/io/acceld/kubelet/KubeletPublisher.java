@@ -2,17 +2,21 @@ package io.acceld.kubelet;
 
 import io.acceld.allocation.DeviceChooser;
 import io.acceld.config.AgentConfig;
+import io.acceld.config.Settings;
 import io.acceld.ledger.Availability;
 import io.acceld.ledger.DeviceLedger;
 import io.acceld.ledger.Publisher;
 import io.acceld.transport.UnixGrpc;
 import io.acceld.util.GuardedBy;
 import io.acceld.util.NamedThreads;
+import io.acceld.util.OperatorError;
+import io.acceld.util.RateLimitedLog;
 import io.grpc.ServerInterceptor;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Clock;
+import java.time.Duration;
 import java.util.HashSet;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -48,6 +52,8 @@ public final class KubeletPublisher implements AutoCloseable {
       Executors.newScheduledThreadPool(2, new NamedThreads("acceld-kubelet"));
   private final ResourcePlugin.Context context;
   private final Optional<CdiSpecSync> cdi;
+  private final Duration cdiCheckInterval;
+  private final RateLimitedLog lockFailures = new RateLimitedLog(log, Duration.ofMinutes(5));
 
   private final Object lock = new Object();
 
@@ -59,6 +65,13 @@ public final class KubeletPublisher implements AutoCloseable {
 
   @GuardedBy("lock")
   private boolean closed;
+
+  /**
+   * Set during the first serve from {@link #start}: a resource whose lock another agent holds then
+   * stops the start (nothing touched), instead of being skipped as it is later.
+   */
+  @GuardedBy("lock")
+  private boolean starting;
 
   /** Started, but the kubelet's directories do not exist yet: alive, not ready. */
   @GuardedBy("lock")
@@ -94,6 +107,7 @@ public final class KubeletPublisher implements AutoCloseable {
         settings
             .cdiDir()
             .map(dir -> new CdiSpecSync(new CdiSpecWriter(dir, settings.hostDevPrefix())));
+    this.cdiCheckInterval = config.get(Settings.CDI_CHECK_INTERVAL);
   }
 
   /**
@@ -104,7 +118,16 @@ public final class KubeletPublisher implements AutoCloseable {
     announceUnregistered(ledger.current());
     List<Path> missing = missingDirectories();
     if (missing.isEmpty()) {
-      serve();
+      synchronized (lock) {
+        starting = true;
+      }
+      try {
+        serve();
+      } finally {
+        synchronized (lock) {
+          starting = false;
+        }
+      }
       return;
     }
     synchronized (lock) {
@@ -179,6 +202,36 @@ public final class KubeletPublisher implements AutoCloseable {
     reconcile(ledger.current());
     ledger.subscribeIgnoring(Publisher.KUBELET, this::reconcile);
     started.start();
+    if (cdi.isPresent() && !cdiCheckInterval.isZero()) {
+      scheduler.scheduleWithFixedDelay(
+          this::recheck,
+          cdiCheckInterval.toMillis(),
+          cdiCheckInterval.toMillis(),
+          TimeUnit.MILLISECONDS);
+    }
+  }
+
+  /**
+   * On a timer: serves any resource skipped because another agent held its lock (it may have
+   * exited), and re-reads every CDI spec, rewriting those someone deleted or changed; the runtime
+   * resolves the CDI names Allocate returns from these files.
+   */
+  private void recheck() {
+    try {
+      reconcile(ledger.current());
+      synchronized (lock) {
+        if (closed) {
+          return;
+        }
+        for (ResourcePlugin plugin : plugins.values()) {
+          if (plugin.holdsLock()) {
+            cdi.get().verify(plugin.view().resource(), physical(plugin.view()));
+          }
+        }
+      }
+    } catch (RuntimeException e) {
+      lockFailures.warn("Re-checking the CDI specs failed: {}", e.toString());
+    }
   }
 
   /**
@@ -202,8 +255,8 @@ public final class KubeletPublisher implements AutoCloseable {
         ResourcePlugin plugin = it.next().getValue();
         if (!desired.containsKey(plugin.name())) {
           log.info("Resource {} has no devices any more; stopping its server", plugin.name());
+          removeCdi(plugin); // while its lock is still held
           plugin.close();
-          cdi.ifPresent(c -> c.remove(plugin.view().resource()));
           it.remove();
         }
       }
@@ -211,8 +264,19 @@ public final class KubeletPublisher implements AutoCloseable {
           (name, view) -> {
             ResourcePlugin plugin = plugins.get(name);
             if (plugin == null) {
-              syncCdi(view);
-              plugin = new ResourcePlugin(view, context);
+              SocketLock taken;
+              try {
+                taken = SocketLock.acquire(settings.socketOf(name));
+              } catch (SocketLock.HeldElsewhere e) {
+                heldElsewhere(name, e);
+                return; // another agent serves it: touch nothing of it
+              } catch (IOException e) {
+                // Not another agent (a directory we cannot write, say): the server takes the lock
+                // when it starts, retrying, and the CDI spec waits until it holds it.
+                taken = null;
+              }
+              plugin = new ResourcePlugin(view, context, taken);
+              syncCdi(plugin, view);
               plugins.put(name, plugin);
               everServed.add(name);
               plugin.start();
@@ -221,16 +285,45 @@ public final class KubeletPublisher implements AutoCloseable {
             }
           });
       // File I/O last: every stream already has its list.
-      desired.values().forEach(this::syncCdi);
+      desired.forEach(
+          (name, view) -> {
+            ResourcePlugin plugin = plugins.get(name);
+            if (plugin != null) {
+              syncCdi(plugin, view);
+            }
+          });
     }
   }
 
-  private void syncCdi(ResourceView view) {
-    cdi.ifPresent(
-        c ->
-            c.sync(
-                view.resource(),
-                view.devices().stream().map(AdvertisedDevice::device).distinct().toList()));
+  /**
+   * Another agent holds the lock of {@code name}: during {@link #start} that stops the start, with
+   * nothing touched; later (a resource that appeared) it is skipped, and retried by the recheck.
+   */
+  @GuardedBy("lock")
+  private void heldElsewhere(String name, SocketLock.HeldElsewhere e) {
+    if (starting) {
+      throw new OperatorError(
+          OperatorError.Kind.ALREADY_RUNNING,
+          e.getMessage() + "; this agent exits without touching its sockets or CDI specs");
+    }
+    lockFailures.error("Not serving {}: {}", name, e.getMessage());
+  }
+
+  private static List<io.acceld.inventory.Device> physical(ResourceView view) {
+    return view.devices().stream().map(AdvertisedDevice::device).distinct().toList();
+  }
+
+  /** Writes {@code view}'s CDI spec, only while {@code plugin} holds the resource's lock. */
+  private void syncCdi(ResourcePlugin plugin, ResourceView view) {
+    if (plugin.holdsLock()) {
+      cdi.ifPresent(c -> c.sync(view.resource(), physical(view)));
+    }
+  }
+
+  private void removeCdi(ResourcePlugin plugin) {
+    if (plugin.holdsLock()) {
+      cdi.ifPresent(c -> c.remove(plugin.view().resource()));
+    }
   }
 
   /** From the watch thread: every plugin checks its socket, and re-registers after a restart. */
@@ -307,8 +400,8 @@ public final class KubeletPublisher implements AutoCloseable {
     }
     synchronized (lock) {
       for (ResourcePlugin plugin : plugins.values()) {
+        removeCdi(plugin); // while its lock is still held
         plugin.close();
-        cdi.ifPresent(c -> c.remove(plugin.view().resource()));
       }
       plugins.clear();
     }

@@ -5,6 +5,7 @@ import io.acceld.proto.pluginregistration.PluginInfo;
 import io.acceld.proto.pluginregistration.RegistrationGrpc;
 import io.acceld.proto.pluginregistration.RegistrationStatus;
 import io.acceld.proto.pluginregistration.RegistrationStatusResponse;
+import io.acceld.util.ClientText;
 import io.grpc.stub.StreamObserver;
 import java.util.function.Consumer;
 import org.slf4j.Logger;
@@ -49,7 +50,10 @@ final class PluginRegistrationService extends RegistrationGrpc.RegistrationImplB
     if (status.getPluginRegistered()) {
       log.info("The kubelet registered {} through the plugin watcher", resource);
     } else {
-      log.warn("The kubelet rejected {}: {}; re-creating the socket", resource, status.getError());
+      log.warn(
+          "The kubelet rejected {}: {}; re-creating the socket",
+          resource,
+          ClientText.quote(status.getError()));
     }
     onStatus.accept(status.getPluginRegistered());
   }

@@ -89,7 +89,10 @@ final class ResourcePlugin implements AutoCloseable {
   /** Written under {@link #lock}, read by readiness without it. */
   private volatile boolean registered;
 
-  ResourcePlugin(ResourceView view, Context context) {
+  /**
+   * @param socketLock the resource socket's lock, already taken; released when this closes
+   */
+  ResourcePlugin(ResourceView view, Context context, SocketLock socketLock) {
     this.name = view.advertisedName();
     this.context = context;
     KubeletSettings settings = context.settings();
@@ -110,7 +113,13 @@ final class ResourcePlugin implements AutoCloseable {
     interceptors.add(calls);
     this.server =
         new DevicePluginServer(
-            name, settings.socketOf(name), services, interceptors, context.grpc(), DIRECT);
+            name,
+            settings.socketOf(name),
+            services,
+            interceptors,
+            context.grpc(),
+            DIRECT,
+            socketLock);
   }
 
   String name() {
@@ -123,6 +132,11 @@ final class ResourcePlugin implements AutoCloseable {
 
   ResourceView view() {
     return service.view();
+  }
+
+  /** Whether this resource's socket lock is held: only then may its CDI spec be written. */
+  boolean holdsLock() {
+    return server.holdsLock();
   }
 
   boolean registered() {

@@ -32,7 +32,19 @@ final class SocketLock implements AutoCloseable {
     return socket.resolveSibling(socket.getFileName() + ".lock");
   }
 
-  /** Takes the lock of {@code socket}, or fails naming who holds it. */
+  /** Another process (or another agent in this one) holds the lock. */
+  static final class HeldElsewhere extends IOException {
+    HeldElsewhere(String message) {
+      super(message);
+    }
+  }
+
+  /**
+   * Takes the lock of {@code socket}, or fails naming who holds it.
+   *
+   * @throws HeldElsewhere if another agent holds it
+   * @throws IOException if the lock file cannot be created or opened
+   */
   static SocketLock acquire(Path socket) throws IOException {
     Path file = lockFileFor(socket);
     Files.createDirectories(file.getParent());
@@ -52,7 +64,7 @@ final class SocketLock implements AutoCloseable {
     if (lock == null) {
       String holder = Files.readString(file, StandardCharsets.US_ASCII).strip();
       channel.close();
-      throw new IOException(
+      throw new HeldElsewhere(
           "another acceld"
               + (holder.isEmpty() ? "" : " (pid " + holder + ")")
               + " is serving "

@@ -1,28 +1,22 @@
 package io.acceld.metrics;
 
-import com.sun.net.httpserver.HttpExchange;
-import com.sun.net.httpserver.HttpServer;
 import io.acceld.config.HostPort;
-import io.acceld.util.NamedThreads;
 import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
 import java.io.ByteArrayOutputStream;
 import java.io.IOException;
-import java.io.OutputStream;
 import java.net.InetSocketAddress;
-import java.nio.charset.StandardCharsets;
 import java.util.List;
+import java.util.Map;
 import java.util.Objects;
-import java.util.concurrent.ExecutorService;
-import java.util.concurrent.Executors;
-import java.util.concurrent.TimeUnit;
 import java.util.function.BooleanSupplier;
 import java.util.function.Supplier;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * Serves {@code /metrics}, {@code /healthz} and {@code /readyz} over plain HTTP with the JDK's
- * built-in server, so the agent needs no web framework for three tiny endpoints.
+ * Serves {@code /metrics}, {@code /healthz}, {@code /readyz} and {@code /devices} over HTTP (or
+ * HTTPS, see {@link MetricsAccess}) with {@link HttpListener}, so the agent needs no web framework
+ * for four tiny endpoints and no client, however slow or hostile, can starve the probes.
  *
  * <ul>
  *   <li>{@code GET /metrics}: the registry in Prometheus text format 0.0.4, or OpenMetrics 1.0 when
@@ -35,10 +29,10 @@ import org.slf4j.LoggerFactory;
  *   <li>{@code GET /readyz}: 200 {@code ok} while {@code ready} holds and nothing keeps the node
  *       unready ({@link #notReadyBecause}), else 503 (readiness) with one {@code not ready: ...}
  *       line per reason, so {@code kubectl describe pod} says why.
- *   <li>Other paths 404, other methods 405.
+ *   <li>{@code HEAD} is answered as {@code GET} without the body; other paths 404, other methods
+ *       405, a request announcing a body 400; {@code /metrics} and {@code /devices} 401 without the
+ *       bearer token when one is configured.
  * </ul>
- *
- * <p>Two threads are plenty: Prometheus scrapes every few seconds and the probes are tiny.
  */
 public final class MetricsServer implements AutoCloseable {
   private static final Logger log = LoggerFactory.getLogger(MetricsServer.class);
@@ -48,33 +42,29 @@ public final class MetricsServer implements AutoCloseable {
   static final String TEXT_CONTENT_TYPE = "text/plain; version=0.0.4; charset=utf-8";
   static final String OPENMETRICS_CONTENT_TYPE =
       "application/openmetrics-text; version=1.0.0; charset=utf-8";
-  private static final String PLAIN = "text/plain; charset=utf-8";
   private static final String JSON = "application/json";
-  private static final int THREADS = 2;
 
-  private final HttpServer server;
-  private final ExecutorService executor;
+  private HttpListener listener;
+  private final MetricsAccess access;
   private final PrometheusMeterRegistry registry;
   private final BooleanSupplier alive;
   private final BooleanSupplier ready;
   private final Supplier<String> devices;
   private Supplier<List<String>> degraded = List::of;
   private Supplier<List<String>> unready = List::of;
+  private Supplier<List<String>> stuck = List::of;
 
   private MetricsServer(
-      HttpServer server,
+      MetricsAccess access,
       PrometheusMeterRegistry registry,
       BooleanSupplier alive,
       BooleanSupplier ready,
       Supplier<String> devices) {
-    this.server = server;
+    this.access = access;
     this.registry = registry;
     this.alive = alive;
     this.ready = ready;
     this.devices = devices;
-    this.executor = Executors.newFixedThreadPool(THREADS, new NamedThreads("acceld-metrics-http"));
-    server.setExecutor(executor);
-    server.createContext("/", this::handle);
   }
 
   /**
@@ -102,16 +92,52 @@ public final class MetricsServer implements AutoCloseable {
       BooleanSupplier ready,
       Supplier<String> devices)
       throws IOException {
+    return start(
+        address,
+        MetricsAccess.open(),
+        HttpListener.Limits.DEFAULT,
+        registry,
+        alive,
+        ready,
+        devices);
+  }
+
+  /** As above, with a bearer token and TLS as {@code access} says. */
+  public static MetricsServer start(
+      HostPort address,
+      MetricsAccess access,
+      PrometheusMeterRegistry registry,
+      BooleanSupplier alive,
+      BooleanSupplier ready,
+      Supplier<String> devices)
+      throws IOException {
+    return start(address, access, HttpListener.Limits.DEFAULT, registry, alive, ready, devices);
+  }
+
+  static MetricsServer start(
+      HostPort address,
+      MetricsAccess access,
+      HttpListener.Limits limits,
+      PrometheusMeterRegistry registry,
+      BooleanSupplier alive,
+      BooleanSupplier ready,
+      Supplier<String> devices)
+      throws IOException {
     Objects.requireNonNull(registry, "registry");
     Objects.requireNonNull(alive, "alive");
     Objects.requireNonNull(ready, "ready");
-    HttpServer http = HttpServer.create(new InetSocketAddress(address.host(), address.port()), 0);
-    MetricsServer server = new MetricsServer(http, registry, alive, ready, devices);
-    http.start();
+    MetricsServer server = new MetricsServer(access, registry, alive, ready, devices);
+    server.listener =
+        HttpListener.start(
+            new InetSocketAddress(address.host(), address.port()),
+            limits,
+            access.tls(),
+            server::handle);
     // As the operator wrote it (0.0.0.0:9445), not as Java prints the bound socket
     // (/[0:0:0:0:0:0:0:0]:9445); only a port 0 is replaced, by the port the system picked.
     log.info(
-        "Serving /metrics, /healthz, /readyz and /devices on {}",
+        "Serving /metrics, /healthz, /readyz and /devices ({}) on {}",
+        access.describe(),
         new HostPort(address.host(), server.port()));
     return server;
   }
@@ -135,59 +161,69 @@ public final class MetricsServer implements AutoCloseable {
     return this;
   }
 
+  /**
+   * What makes {@code /healthz} fail even while {@code alive} holds: one sentence per stuck loop (a
+   * thread blocked for ever looks alive). Set once, before the server is asked; cheap, never
+   * blocking.
+   */
+  public MetricsServer notAliveBecause(Supplier<List<String>> reasons) {
+    this.stuck = Objects.requireNonNull(reasons, "reasons");
+    return this;
+  }
+
   /** The bound address; with port 0 this carries the port the system picked. */
   public InetSocketAddress address() {
-    return server.getAddress();
+    return listener.address();
   }
 
   public int port() {
     return address().getPort();
   }
 
-  private void handle(HttpExchange exchange) throws IOException {
-    try (exchange) {
-      String path = exchange.getRequestURI().getPath();
-      boolean known =
-          path.equals("/metrics")
-              || path.equals("/healthz")
-              || path.equals("/readyz")
-              || path.equals("/devices");
-      if (!known) {
-        reply(exchange, 404, PLAIN, "not found\n");
-        return;
-      }
-      if (!exchange.getRequestMethod().equals("GET")) {
-        exchange.getResponseHeaders().set("Allow", "GET");
-        reply(exchange, 405, PLAIN, "method not allowed\n");
-        return;
-      }
-      switch (path) {
-        case "/metrics" -> metrics(exchange);
-        case "/healthz" -> probe(exchange, alive, "not alive", degraded);
-        case "/devices" -> reply(exchange, 200, JSON, devices.get());
-        default -> readiness(exchange);
-      }
-    } catch (RuntimeException e) {
-      // The JDK server would drop the connection without a response; a 500 is easier to debug.
-      log.warn("Failed to answer {} {}", exchange.getRequestMethod(), exchange.getRequestURI(), e);
-      try {
-        reply(exchange, 500, PLAIN, "internal error\n");
-      } catch (IOException | RuntimeException ignored) {
-        // headers were already sent; nothing more we can do
-      }
+  private HttpReply handle(HttpRequestHead request) {
+    String path = request.path();
+    boolean known =
+        path.equals("/metrics")
+            || path.equals("/healthz")
+            || path.equals("/readyz")
+            || path.equals("/devices");
+    if (!known) {
+      return HttpReply.text(404, "not found\n");
     }
+    if (!request.method().equals("GET") && !request.method().equals("HEAD")) {
+      return HttpReply.text(405, "method not allowed\n").withHeader("Allow", "GET, HEAD");
+    }
+    try {
+      if (request.announcesBody()) {
+        return HttpReply.text(400, "GET and HEAD take no body\n");
+      }
+    } catch (HttpRequestHead.Rejected e) {
+      return HttpReply.text(e.status(), e.getMessage() + "\n");
+    }
+    boolean guarded = path.equals("/metrics") || path.equals("/devices");
+    if (guarded
+        && access.token().isPresent()
+        && !access.token().get().admits(request.header("Authorization"))) {
+      return HttpReply.text(401, "a bearer token is required\n")
+          .withHeader("WWW-Authenticate", "Bearer realm=\"acceld\"");
+    }
+    return switch (path) {
+      case "/metrics" -> metrics(request);
+      case "/healthz" -> liveness();
+      case "/devices" -> HttpReply.of(200, JSON, devices.get());
+      default -> readiness();
+    };
   }
 
-  private void metrics(HttpExchange exchange) throws IOException {
-    String contentType = negotiate(exchange.getRequestHeaders().getFirst("Accept"));
-    // Rendered to memory first so a failing collector yields a 500, not a truncated 200.
+  private HttpReply metrics(HttpRequestHead request) {
+    String contentType = negotiate(request.header("Accept").orElse(null));
     ByteArrayOutputStream body = new ByteArrayOutputStream(64 * 1024);
-    registry.scrape(body, contentType);
-    exchange.getResponseHeaders().set("Content-Type", contentType);
-    exchange.sendResponseHeaders(200, body.size());
-    try (OutputStream out = exchange.getResponseBody()) {
-      body.writeTo(out);
+    try {
+      registry.scrape(body, contentType);
+    } catch (IOException e) {
+      throw new java.io.UncheckedIOException(e);
     }
+    return new HttpReply(200, contentType, Map.of(), body.toByteArray());
   }
 
   /** OpenMetrics only when asked for; everything else (including no header) gets text 0.0.4. */
@@ -197,7 +233,24 @@ public final class MetricsServer implements AutoCloseable {
         : TEXT_CONTENT_TYPE;
   }
 
-  private void readiness(HttpExchange exchange) throws IOException {
+  private HttpReply liveness() {
+    List<String> reasons;
+    try {
+      reasons = stuck.get();
+    } catch (RuntimeException e) {
+      reasons = List.of(e.toString());
+    }
+    if (reasons.isEmpty()) {
+      return probe(alive, "not alive", degraded);
+    }
+    StringBuilder body = new StringBuilder();
+    for (String reason : reasons) {
+      body.append("not alive: ").append(reason).append('\n');
+    }
+    return HttpReply.text(503, body.toString());
+  }
+
+  private HttpReply readiness() {
     List<String> reasons;
     try {
       reasons = unready.get();
@@ -205,19 +258,17 @@ public final class MetricsServer implements AutoCloseable {
       reasons = List.of(e.toString());
     }
     if (reasons.isEmpty()) {
-      probe(exchange, ready, "not ready", List::of);
-      return;
+      return probe(ready, "not ready", List::of);
     }
     StringBuilder body = new StringBuilder();
     for (String reason : reasons) {
       body.append("not ready: ").append(reason).append('\n');
     }
-    reply(exchange, 503, PLAIN, body.toString());
+    return HttpReply.text(503, body.toString());
   }
 
-  private static void probe(
-      HttpExchange exchange, BooleanSupplier check, String failure, Supplier<List<String>> degraded)
-      throws IOException {
+  private static HttpReply probe(
+      BooleanSupplier check, String failure, Supplier<List<String>> degraded) {
     boolean ok;
     String reason = failure;
     try {
@@ -226,39 +277,19 @@ public final class MetricsServer implements AutoCloseable {
       ok = false;
       reason = failure + ": " + e;
     }
-    if (ok) {
-      StringBuilder body = new StringBuilder("ok\n");
-      for (String problem : degraded.get()) {
-        body.append("degraded: ").append(problem).append('\n');
-      }
-      reply(exchange, 200, PLAIN, body.toString());
-    } else {
-      reply(exchange, 503, PLAIN, reason + "\n");
+    if (!ok) {
+      return HttpReply.text(503, reason + "\n");
     }
+    StringBuilder body = new StringBuilder("ok\n");
+    for (String problem : degraded.get()) {
+      body.append("degraded: ").append(problem).append('\n');
+    }
+    return HttpReply.text(200, body.toString());
   }
 
-  private static void reply(HttpExchange exchange, int status, String contentType, String body)
-      throws IOException {
-    byte[] bytes = body.getBytes(StandardCharsets.UTF_8);
-    exchange.getResponseHeaders().set("Content-Type", contentType);
-    exchange.sendResponseHeaders(status, bytes.length);
-    try (OutputStream out = exchange.getResponseBody()) {
-      out.write(bytes);
-    }
-  }
-
-  /** Stops accepting, lets in-flight requests finish briefly, then stops the threads. */
+  /** Stops accepting; a connection still open ends at its deadline. */
   @Override
   public void close() {
-    server.stop(0);
-    executor.shutdown();
-    try {
-      if (!executor.awaitTermination(2, TimeUnit.SECONDS)) {
-        executor.shutdownNow();
-      }
-    } catch (InterruptedException e) {
-      executor.shutdownNow();
-      Thread.currentThread().interrupt();
-    }
+    listener.close();
   }
 }

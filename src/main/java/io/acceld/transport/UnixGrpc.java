@@ -36,7 +36,8 @@ import java.util.concurrent.TimeUnit;
  * <p>Two traps are handled here once: a UDS server needs channel type and both event-loop groups
  * set together, and gRPC's default SO_KEEPALIVE must be removed (a UDS has none; Netty warns on
  * every connection otherwise). No keepalive, max-connection-age or idle limits are set: the kubelet
- * treats any end of ListAndWatch as the plugin going away.
+ * treats any end of ListAndWatch as the plugin going away. Requests that do not parse are answered
+ * {@code INVALID_ARGUMENT} before any service sees them ({@link MalformedRequests}).
  */
 public final class UnixGrpc implements AutoCloseable {
   /** Longest socket path the kernel accepts ({@code sun_path} is 108 bytes with the NUL). */
@@ -45,6 +46,7 @@ public final class UnixGrpc implements AutoCloseable {
   private final boolean epoll;
   private final EventLoopGroup boss;
   private final EventLoopGroup workers;
+  private final MalformedRequests malformed = new MalformedRequests();
 
   public UnixGrpc(String threadPrefix, int workerThreads) {
     this.epoll = Epoll.isAvailable();
@@ -102,7 +104,8 @@ public final class UnixGrpc implements AutoCloseable {
             .withChildOption(ChannelOption.SO_KEEPALIVE, null)
             .executor(executor);
     for (BindableService service : services) {
-      builder.addService(ServerInterceptors.intercept(service, interceptors));
+      builder.addService(
+          ServerInterceptors.intercept(malformed.guard(service.bindService()), interceptors));
     }
     return builder.build().start();
   }

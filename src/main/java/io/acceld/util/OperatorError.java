@@ -16,7 +16,9 @@ public final class OperatorError extends RuntimeException {
     /** {@code --metrics-address} cannot be listened on: in use, or not this host's address. */
     CANNOT_LISTEN(4),
     /** {@code devices --agent} or {@code kubelet-probe}: no agent answered there. */
-    AGENT_UNREACHABLE(5);
+    AGENT_UNREACHABLE(5),
+    /** Another acceld already serves this node's resources (holds their socket locks). */
+    ALREADY_RUNNING(6);
 
     private final int exitCode;
 

@@ -2,6 +2,7 @@ package io.acceld.util;
 
 import java.time.Duration;
 import java.util.Objects;
+import java.util.Optional;
 import java.util.concurrent.Executors;
 import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.ScheduledExecutorService;
@@ -39,12 +40,14 @@ public final class PeriodicTask implements AutoCloseable {
   private boolean failing; // the loop thread only
   private volatile boolean broken;
   private volatile boolean started;
+  private final LoopWatchdog watchdog;
 
   private PeriodicTask(String threadName, String what, Duration afterFailure, Turn turn) {
     this.what = Objects.requireNonNull(what, "what");
     this.turn = Objects.requireNonNull(turn, "turn");
     this.afterFailure = positive(afterFailure, "delay after a failure");
     this.thread = Executors.newSingleThreadScheduledExecutor(new NamedThreads(threadName));
+    this.watchdog = new LoopWatchdog(what);
   }
 
   /**
@@ -103,6 +106,14 @@ public final class PeriodicTask implements AutoCloseable {
     }
   }
 
+  /**
+   * Why the loop is stuck, if a turn has run longer than {@code limit}: {@link #alive()} stays true
+   * for a thread blocked for ever, so a health check asks this too.
+   */
+  public Optional<String> stuck(Duration limit) {
+    return watchdog.stuck(limit);
+  }
+
   /** Whether the loop will run again: not closed, and no turn died of an unexpected error. */
   public boolean alive() {
     return !thread.isShutdown() && !broken;
@@ -128,6 +139,7 @@ public final class PeriodicTask implements AutoCloseable {
   }
 
   private Duration runSafely() {
+    watchdog.turnBegins();
     try {
       Duration next = Objects.requireNonNull(turn.run(), "the delay a turn returns");
       if (failing) {
@@ -143,6 +155,8 @@ public final class PeriodicTask implements AutoCloseable {
         log.debug("{} failed again: {}", what, e.toString());
       }
       return afterFailure;
+    } finally {
+      watchdog.turnEnds();
     }
   }
 

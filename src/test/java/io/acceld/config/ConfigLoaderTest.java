@@ -210,4 +210,57 @@ class ConfigLoaderTest {
     assertThatThrownBy(() -> Parsers.integer(1, 16).parse("0"))
         .hasMessageContaining("from 1 to 16");
   }
+
+  @Test
+  void aHugeDurationIsAClearErrorNotAnOverflow() {
+    assertThatThrownBy(() -> load(Map.of("rescan-interval", "999999999999999999h"), Map.of(), null))
+        .isInstanceOf(ConfigException.class)
+        .hasMessageContaining("flag --rescan-interval")
+        .hasMessageContaining("too long");
+    assertThatThrownBy(
+            () -> load(Map.of("rescan-interval", "99999999999999999999999s"), Map.of(), null))
+        .isInstanceOf(ConfigException.class)
+        .hasMessageContaining("too long");
+    assertThat(
+            load(Map.of("rescan-interval", "8760h"), Map.of(), null).get(Settings.RESCAN_INTERVAL))
+        .isEqualTo(java.time.Duration.ofDays(365));
+  }
+
+  @Test
+  void aNulInAStringSettingIsAClearErrorNamingTheLine() throws Exception {
+    Path f = file("log-level: info\nnvml-library: \"\\u0000\"\n");
+
+    assertThatThrownBy(() -> load(Map.of(), Map.of(), f))
+        .isInstanceOf(ConfigException.class)
+        .hasMessageContaining("line 2")
+        .hasMessageContaining("nvml-library")
+        .hasMessageContaining("control character (\\u0000)");
+    assertThatThrownBy(() -> load(Map.of("sysfs-root", "/sys\u0000x"), Map.of(), null))
+        .isInstanceOf(ConfigException.class)
+        .hasMessageContaining("control character");
+  }
+
+  @Test
+  void aConfigFileOverOneMebibyteIsRefusedAtOnce() throws Exception {
+    Path f = file("# " + "x".repeat(YamlConfigFile.MAX_BYTES) + "\nlog-level: info\n");
+
+    assertThatThrownBy(() -> load(Map.of(), Map.of(), f))
+        .isInstanceOf(ConfigException.class)
+        .hasMessageContaining(f.toString())
+        .hasMessageContaining("larger than 1 MiB");
+  }
+
+  @Test
+  void bytesThatAreNotUtf8AreAnErrorNamingTheLine() throws Exception {
+    Path f = dir.resolve("latin1.yaml");
+    Files.write(
+        f, "log-level: info\nnode-name: caf".getBytes(java.nio.charset.StandardCharsets.US_ASCII));
+    Files.write(f, new byte[] {(byte) 0xe9, '\n'}, java.nio.file.StandardOpenOption.APPEND);
+
+    assertThatThrownBy(() -> load(Map.of(), Map.of(), f))
+        .isInstanceOf(ConfigException.class)
+        .hasMessageContaining("line 2")
+        .hasMessageContaining("0xe9")
+        .hasMessageContaining("not UTF-8");
+  }
 }

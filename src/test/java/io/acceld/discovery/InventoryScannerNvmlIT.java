@@ -100,4 +100,68 @@ class InventoryScannerNvmlIT {
     assertThat(lost.problems()).containsExactly(HealthProblem.gpuLost());
     assertThat(inventory.devices().stream().filter(Device::isHealthy)).hasSize(7);
   }
+
+  @Test
+  void aDuplicateUuidCostsOnlyTheTwoGpusThatShareItAndOtherVendorsStay() {
+    FixtureNode node = Fixtures.eightGpuNode(root.resolve("node"));
+    addAmdGpu(node);
+    String shared = node.gpus().get(1).uuid();
+    NvmlScenario scenario =
+        withGpus(
+            node, g -> g.uuid().equals(node.gpus().get(5).uuid()) ? NvmlFaults.uuid(g, shared) : g);
+
+    Inventory inventory = scan(node, scenario);
+
+    assertThat(inventory.devices()).hasSize(9);
+    for (int i : new int[] {1, 5}) {
+      Device d = inventory.device(node.gpus().get(i).pciAddress()).orElseThrow();
+      assertThat(d.health()).isEqualTo(Health.UNHEALTHY);
+      assertThat(d.healthReason().orElseThrow()).contains("UUID").contains(shared);
+    }
+    assertThat(inventory.devices().stream().filter(Device::isHealthy)).hasSize(7);
+    assertThat(inventory.device(node.gpus().get(0).uuid())).isPresent();
+    assertThat(inventory.devicesOf("amd.com/gpu")).hasSize(1);
+  }
+
+  @Test
+  void aDuplicatePciBusIdCostsOnlyTheDeviceAtThatAddress() {
+    FixtureNode node = Fixtures.eightGpuNode(root.resolve("node"));
+    String taken = node.gpus().get(2).pciAddress();
+    NvmlScenario scenario =
+        withGpus(
+            node,
+            g -> g.uuid().equals(node.gpus().get(6).uuid()) ? NvmlFaults.pciBusId(g, taken) : g);
+
+    Inventory inventory = scan(node, scenario);
+
+    assertThat(inventory.devices()).hasSize(8);
+    Device ambiguous = inventory.device(taken).orElseThrow();
+    assertThat(ambiguous.health()).isEqualTo(Health.UNHEALTHY);
+    assertThat(ambiguous.healthReason().orElseThrow()).contains("2 GPUs at PCI bus ID " + taken);
+    assertThat(inventory.device(node.gpus().get(0).uuid()).orElseThrow().isHealthy()).isTrue();
+  }
+
+  private static NvmlScenario withGpus(
+      FixtureNode node, java.util.function.UnaryOperator<NvmlScenario.Gpu> change) {
+    NvmlScenario scenario =
+        NvmlScenario.empty().driver(Fixtures.NVIDIA_DRIVER).cuda(Fixtures.CUDA_DRIVER);
+    for (NvmlScenario.Gpu g : node.nvmlScenario().gpus()) {
+      scenario = scenario.gpu(change.apply(g));
+    }
+    return scenario;
+  }
+
+  private static void addAmdGpu(FixtureNode node) {
+    node.tree()
+        .pci("0000:c1:00.0")
+        .id(0x1002, 0x740f)
+        .pciClass(0x038000)
+        .numa(0, "0-3")
+        .driver("amdgpu")
+        .productName("AMD Instinct MI210")
+        .under("pci0000:c0")
+        .drm("card1", "renderD128")
+        .write();
+    node.tree().devNode("dri/card1").devNode("dri/renderD128").devNode("kfd");
+  }
 }

@@ -4,8 +4,12 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import io.acceld.simulate.FixtureNode;
 import io.acceld.simulate.FixtureVariants;
+import io.acceld.testing.Eventually;
+import io.acceld.testing.LogCapture;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.nio.file.StandardOpenOption;
+import java.time.Duration;
 import java.util.List;
 import java.util.Optional;
 import java.util.OptionalInt;
@@ -76,6 +80,93 @@ class SysfsPciScannerTest {
     assertThat(d.numaNode()).isEqualTo(-1);
     assertThat(d.linkSpeedGts()).isEmpty();
     assertThat(d.driver()).isEmpty();
+  }
+
+  @Test
+  void anAttributeThatBlocksCostsTheDeadlineOnceAndReadsAsUnknown() throws Exception {
+    FixtureNode node = FixtureVariants.mixedNode(root);
+    Path sysfs = node.tree().sysfsRoot();
+    Path numa = sysfs.resolve("bus/pci/devices/0000:c1:00.0").toRealPath().resolve("numa_node");
+    Path vendor = sysfs.resolve("bus/pci/devices/0000:41:00.0").toRealPath().resolve("vendor");
+    fifo(numa);
+    fifo(vendor);
+    SysfsPciScanner scanner = new SysfsPciScanner(sysfs, Duration.ofMillis(300));
+
+    try (LogCapture logs = LogCapture.of(SysfsPciScanner.class)) {
+      List<PciDevice> all = scanner.scan();
+
+      // a wedged optional attribute: the device stays, NUMA unknown
+      PciDevice mi210 =
+          all.stream().filter(d -> d.address().equals("0000:c1:00.0")).findFirst().orElseThrow();
+      assertThat(mi210.numaNode()).isEqualTo(-1);
+      assertThat(mi210.drmNodes()).containsExactly("card2", "renderD129");
+      // a wedged required one: that device is reported and left out, the others read
+      assertThat(all).extracting(PciDevice::address).doesNotContain("0000:41:00.0");
+      assertThat(all).extracting(PciDevice::address).contains("0000:03:00.0", "0000:21:00.0");
+      assertThat(logs.warnings())
+          .anySatisfy(w -> assertThat(w).contains("0000:41:00.0").contains("blocks"))
+          .anySatisfy(w -> assertThat(w).contains(numa.toString()));
+    }
+
+    // the next scan does not wait on the files still blocked
+    long start = System.nanoTime();
+    assertThat(scanner.scan()).extracting(PciDevice::address).contains("0000:c1:00.0");
+    assertThat(Duration.ofNanos(System.nanoTime() - start)).isLessThan(Duration.ofMillis(250));
+
+    // once the attribute answers, it is read again
+    unblock(numa);
+    unblock(vendor);
+    Files.delete(numa);
+    Files.writeString(numa, "1\n");
+    Files.delete(vendor);
+    Files.writeString(vendor, "0x15b3\n");
+    Eventually.await(
+        "the unwedged attributes are read",
+        () ->
+            scanner.scan().stream()
+                .anyMatch(d -> d.address().equals("0000:c1:00.0") && d.numaNode() == 1));
+    assertThat(scanner.scan()).extracting(PciDevice::address).contains("0000:41:00.0");
+  }
+
+  @Test
+  void anAliasLinkDoesNotListADeviceTwice() throws Exception {
+    FixtureNode node = FixtureVariants.mixedNode(root);
+    Path sysfs = node.tree().sysfsRoot();
+    Path devices = sysfs.resolve("bus/pci/devices");
+    Files.createSymbolicLink(
+        devices.resolve("0000:c9:00.0"), devices.resolve("0000:c1:00.0").toRealPath());
+
+    List<PciDevice> all = new SysfsPciScanner(sysfs).scan();
+
+    assertThat(all).extracting(PciDevice::address).containsOnlyOnce("0000:c1:00.0");
+    assertThat(all).extracting(PciDevice::address).doesNotContain("0000:c9:00.0");
+  }
+
+  @Test
+  void aNegativeNumaNodeOtherThanMinusOneIsUnknownWithAWarning() throws Exception {
+    FixtureNode node = FixtureVariants.mixedNode(root);
+    Path sysfs = node.tree().sysfsRoot();
+    Path dir = sysfs.resolve("bus/pci/devices/0000:c1:00.0").toRealPath();
+    Files.writeString(dir.resolve("numa_node"), "-5\n");
+
+    try (LogCapture logs = LogCapture.of(SysfsPciScanner.class)) {
+      assertThat(new SysfsPciScanner(sysfs).scan("0000:c1:00.0").orElseThrow().numaNode())
+          .isEqualTo(-1);
+      assertThat(logs.warnings()).anySatisfy(w -> assertThat(w).contains("-5"));
+    }
+  }
+
+  private static void fifo(Path file) throws Exception {
+    Files.delete(file);
+    Process mkfifo = new ProcessBuilder("mkfifo", file.toString()).inheritIO().start();
+    assertThat(mkfifo.waitFor()).isZero();
+  }
+
+  /** Opens the FIFO for writing and closes it: the reader blocked in open() gets end-of-file. */
+  private static void unblock(Path fifo) throws Exception {
+    try (var out = Files.newOutputStream(fifo, StandardOpenOption.WRITE)) {
+      out.flush();
+    }
   }
 
   @Test

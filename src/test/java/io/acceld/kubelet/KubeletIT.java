@@ -17,10 +17,13 @@ import io.acceld.simulate.Fixtures;
 import io.acceld.simulate.HotPlug;
 import io.acceld.simulate.SimulatedGpu;
 import io.acceld.testing.AgentHarness;
+import io.acceld.testing.Eventually;
+import io.acceld.testing.LogCapture;
 import io.acceld.testing.NvmlDouble;
 import io.acceld.testing.kubelet.DeviceState;
 import io.acceld.testing.kubelet.KubeletDouble;
 import io.acceld.testing.kubelet.Registration;
+import io.acceld.util.OperatorError;
 import io.grpc.Status;
 import io.grpc.StatusRuntimeException;
 import java.nio.file.Files;
@@ -207,6 +210,27 @@ class KubeletIT {
   }
 
   @Test
+  void aFloodOfRefusedAllocatesIsLoggedOnceEscapedAndCut() throws Exception {
+    kubelet();
+    start(agent());
+    kubelet.awaitDevices(NVIDIA, l -> l.size() == 8, REGISTRATION);
+
+    try (LogCapture logs = LogCapture.of(DevicePluginService.class)) {
+      String forged = "GPU-x\n2026-12-01 INFO forged line " + "y".repeat(100_000);
+      for (int i = 0; i < 200; i++) {
+        assertThatThrownBy(() -> kubelet.allocateOne(NVIDIA, List.of(forged)))
+            .isInstanceOf(StatusRuntimeException.class);
+      }
+
+      assertThat(logs.warnings()).hasSize(1);
+      assertThat(logs.warnings().get(0))
+          .contains("GPU-x\\u000a2026-12-01")
+          .doesNotContain("\n")
+          .hasSizeLessThan(1000);
+    }
+  }
+
+  @Test
   void malformedRequestsGetClearErrorsAndTheServerKeepsServing() throws Exception {
     kubelet();
     start(agent());
@@ -384,6 +408,63 @@ class KubeletIT {
   }
 
   @Test
+  void aSecondAgentExitsWithOneLineAndLeavesTheFirstOnesCdiSpecsAlone() throws Exception {
+    kubelet();
+    Path cdiDir = root.resolve("cdi");
+    start(agent().flag("cdi", "true").flag("cdi-dir", cdiDir.toString()));
+    kubelet.awaitDevices(NVIDIA, l -> l.size() == 8, REGISTRATION);
+    Path spec = cdiDir.resolve("acceld-nvidia.com_gpu.json");
+    CdiSpecSyncTest.FileIdentity written = CdiSpecSyncTest.FileIdentity.of(spec);
+
+    assertThatThrownBy(
+            () ->
+                agent()
+                    .flag("cdi", "true")
+                    .flag("cdi-dir", cdiDir.toString())
+                    .flag("host-dev-prefix", "/elsewhere")
+                    .start(root.resolve("second")))
+        .isInstanceOfSatisfying(
+            OperatorError.class,
+            e -> {
+              assertThat(e.kind()).isEqualTo(OperatorError.Kind.ALREADY_RUNNING);
+              assertThat(e.getMessage()).contains("another acceld").doesNotContain("\n");
+            });
+
+    assertThat(CdiSpecSyncTest.FileIdentity.of(spec)).isEqualTo(written);
+    assertThat(cdiDir.resolve("acceld-amd.com_gpu.json")).exists();
+    assertThat(kubelet.allocateOne(NVIDIA, List.of(uuid(2))).getCdiDevicesList()).isNotEmpty();
+  }
+
+  @Test
+  void aCdiSpecDeletedOrChangedBySomeoneElseIsRewritten() throws Exception {
+    kubelet();
+    Path cdiDir = root.resolve("cdi");
+    start(
+        agent()
+            .flag("cdi", "true")
+            .flag("cdi-dir", cdiDir.toString())
+            .flag("cdi-check-interval", "100ms"));
+    kubelet.awaitDevices(NVIDIA, l -> l.size() == 8, REGISTRATION);
+    Path spec = cdiDir.resolve("acceld-nvidia.com_gpu.json");
+    byte[] content = Files.readAllBytes(spec);
+
+    Files.delete(spec);
+    Eventually.await("the deleted spec is back", () -> Files.exists(spec));
+    assertThat(Files.readAllBytes(spec)).isEqualTo(content);
+
+    Files.writeString(spec, "{}");
+    Eventually.await(
+        "the changed spec is rewritten",
+        () -> {
+          try {
+            return java.util.Arrays.equals(Files.readAllBytes(spec), content);
+          } catch (java.io.IOException e) {
+            return false;
+          }
+        });
+  }
+
+  @Test
   void aHealthFlipReachesListAndWatchWithoutRewritingTheCdiSpec() throws Exception {
     kubelet();
     Path cdiDir = root.resolve("cdi");
@@ -482,9 +563,12 @@ class KubeletIT {
     kubelet.awaitRegistered(NVIDIA, REGISTRATION);
     Path socket = first.kubelet().socketOf(NVIDIA).orElseThrow();
 
-    AgentHarness second = start(agent());
+    // it stops at start, with one line, instead of staying up and serving nothing
+    assertThatThrownBy(() -> start(agent()))
+        .isInstanceOfSatisfying(
+            OperatorError.class,
+            e -> assertThat(e.kind()).isEqualTo(OperatorError.Kind.ALREADY_RUNNING));
 
-    assertThat(second.kubelet().registrations().get(NVIDIA)).isFalse();
     assertThat(first.kubelet().registrations().get(NVIDIA)).isTrue();
     assertThat(socket).exists();
     assertThat(kubelet.isConnected(NVIDIA)).isTrue();

@@ -107,6 +107,21 @@ class MetricsServerIT {
   }
 
   @Test
+  void healthzFailsWithTheReasonWhileALoopIsStuck() throws Exception {
+    java.util.concurrent.atomic.AtomicReference<List<String>> stuck =
+        new java.util.concurrent.atomic.AtomicReference<>(List.of());
+    server.notAliveBecause(stuck::get);
+    assertThat(get("/healthz", null)).satisfies(ok());
+
+    stuck.set(List.of("Device discovery is stuck: its current turn has run for 130 s"));
+    HttpResponse<String> down = get("/healthz", null);
+
+    assertThat(down.statusCode()).isEqualTo(503);
+    assertThat(down.body())
+        .isEqualTo("not alive: Device discovery is stuck: its current turn has run for 130 s\n");
+  }
+
+  @Test
   void readyzFollowsReadiness() throws Exception {
     HttpResponse<String> notYet = get("/readyz", null);
     assertThat(notYet.statusCode()).isEqualTo(503);
@@ -150,7 +165,7 @@ class MetricsServerIT {
             HttpResponse.BodyHandlers.ofString());
 
     assertThat(response.statusCode()).isEqualTo(405);
-    assertThat(response.headers().firstValue("Allow")).hasValue("GET");
+    assertThat(response.headers().firstValue("Allow")).hasValue("GET, HEAD");
   }
 
   @Test

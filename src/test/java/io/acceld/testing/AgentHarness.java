@@ -109,8 +109,13 @@ public final class AgentHarness implements AutoCloseable {
       Map<String, String> all = new HashMap<>(flags);
       all.putIfAbsent("state-dir", scratch.resolve("state").toString());
       AgentHarness harness = new AgentHarness(ConfigLoader.load(all, Map.of(), file));
-      harness.agent.start();
-      harness.kubelet.start();
+      try {
+        harness.agent.start();
+        harness.kubelet.start();
+      } catch (IOException | RuntimeException e) {
+        harness.close();
+        throw e;
+      }
       return harness;
     }
   }

@@ -26,4 +26,14 @@ public final class NvmlFaults {
   public static NvmlScenario.Gpu supportedEvents(NvmlScenario.Gpu gpu, long mask) {
     return gpu.with("events", "0x" + Long.toHexString(mask));
   }
+
+  /** {@code gpu} reporting {@code uuid}, such as another GPU's (a duplicate UUID). */
+  public static NvmlScenario.Gpu uuid(NvmlScenario.Gpu gpu, String uuid) {
+    return gpu.with("uuid", uuid).with("duplicate", "1");
+  }
+
+  /** {@code gpu} reporting PCI bus ID {@code address}, such as another GPU's (a duplicate). */
+  public static NvmlScenario.Gpu pciBusId(NvmlScenario.Gpu gpu, String address) {
+    return gpu.with("bus", address).with("duplicate", "1");
+  }
 }
