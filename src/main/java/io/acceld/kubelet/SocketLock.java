@@ -1,15 +1,8 @@
 package io.acceld.kubelet;
 
-import io.acceld.util.AtomicFiles;
+import io.acceld.util.PidLock;
 import java.io.IOException;
-import java.nio.ByteBuffer;
-import java.nio.channels.FileChannel;
-import java.nio.channels.FileLock;
-import java.nio.channels.OverlappingFileLockException;
-import java.nio.charset.StandardCharsets;
-import java.nio.file.Files;
 import java.nio.file.Path;
-import java.nio.file.StandardOpenOption;
 
 /**
  * An exclusive lock beside a socket, held while the agent serves it. Removing a stale socket is
@@ -18,13 +11,9 @@ import java.nio.file.StandardOpenOption;
  * only sockets, so the lock file survives kubelet restarts.
  */
 final class SocketLock implements AutoCloseable {
-  private final Path file;
-  private final FileChannel channel;
-  private final FileLock lock;
+  private final PidLock lock;
 
-  private SocketLock(Path file, FileChannel channel, FileLock lock) {
-    this.file = file;
-    this.channel = channel;
+  private SocketLock(PidLock lock) {
     this.lock = lock;
   }
 
@@ -47,47 +36,22 @@ final class SocketLock implements AutoCloseable {
    */
   static SocketLock acquire(Path socket) throws IOException {
     Path file = lockFileFor(socket);
-    Files.createDirectories(file.getParent());
-    FileChannel channel =
-        FileChannel.open(
-            file,
-            java.util.Set.of(
-                StandardOpenOption.CREATE, StandardOpenOption.READ, StandardOpenOption.WRITE),
-            java.nio.file.attribute.PosixFilePermissions.asFileAttribute(AtomicFiles.OWNER_ONLY));
-    Files.setPosixFilePermissions(file, AtomicFiles.OWNER_ONLY);
-    FileLock lock;
     try {
-      lock = channel.tryLock();
-    } catch (OverlappingFileLockException e) {
-      lock = null;
-    }
-    if (lock == null) {
-      String holder = Files.readString(file, StandardCharsets.US_ASCII).strip();
-      channel.close();
+      return new SocketLock(PidLock.acquire(file));
+    } catch (PidLock.HeldElsewhere e) {
       throw new HeldElsewhere(
           "another acceld"
-              + (holder.isEmpty() ? "" : " (pid " + holder + ")")
+              + (e.holder().isEmpty() ? "" : " (pid " + e.holder() + ")")
               + " is serving "
               + socket
               + ": "
               + file
               + " is locked");
     }
-    channel.truncate(0);
-    channel.write(
-        ByteBuffer.wrap(
-            (ProcessHandle.current().pid() + "\n").getBytes(StandardCharsets.US_ASCII)));
-    channel.force(false);
-    return new SocketLock(file, channel, lock);
   }
 
   @Override
   public void close() throws IOException {
-    try {
-      lock.release();
-      channel.close();
-    } finally {
-      Files.deleteIfExists(file);
-    }
+    lock.close();
   }
 }

@@ -561,9 +561,14 @@ class KubeletIT {
     kubelet();
     AgentHarness first = start(agent());
     kubelet.awaitRegistered(NVIDIA, REGISTRATION);
+    kubelet.awaitCondition(
+        "the first agent saw its Register answered",
+        () -> Boolean.TRUE.equals(first.kubelet().registrations().get(NVIDIA)),
+        REGISTRATION);
     Path socket = first.kubelet().socketOf(NVIDIA).orElseThrow();
 
-    // it stops at start, with one line, instead of staying up and serving nothing
+    // it stops at start (at the state directory's lock, before any socket), with one line, instead
+    // of staying up and serving nothing
     assertThatThrownBy(() -> start(agent()))
         .isInstanceOfSatisfying(
             OperatorError.class,
