@@ -101,6 +101,21 @@ class MalformedRequestsIT {
   }
 
   @Test
+  void aRequestOverTheSizeLimitIsRefusedUnparsedAndTheServerKeepsServing() {
+    AllocateRequest.Builder huge = AllocateRequest.newBuilder();
+    ContainerAllocateRequest.Builder ids = ContainerAllocateRequest.newBuilder();
+    for (int i = 0; i < 40_000; i++) {
+      ids.addDevicesIds("GPU-00000000-0000-0000-0000-" + String.format("%012d", i));
+    }
+    byte[] bytes = huge.addContainerRequests(ids).build().toByteArray();
+    assertThat(bytes.length).isGreaterThan(UnixGrpc.MAX_REQUEST_BYTES);
+
+    StatusRuntimeException e = sendRaw(bytes);
+    assertThat(e.getStatus().getCode()).isEqualTo(Status.Code.RESOURCE_EXHAUSTED);
+    wellFormedRequestsStillReachTheService();
+  }
+
+  @Test
   void wellFormedRequestsStillReachTheService() {
     AllocateResponse response =
         DevicePluginGrpc.newBlockingStub(channel)
