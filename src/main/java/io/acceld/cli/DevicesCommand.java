@@ -4,6 +4,7 @@ import io.acceld.agent.DeviceListing;
 import io.acceld.agent.NodeDiscovery;
 import io.acceld.config.AgentConfig;
 import io.acceld.config.ConfigException;
+import io.acceld.config.Setting;
 import io.acceld.config.Settings;
 import io.acceld.inventory.DeviceJson;
 import io.acceld.ledger.Availability;
@@ -31,6 +32,20 @@ import picocli.CommandLine.Option;
     description = "List the accelerators this node would advertise.",
     mixinStandardHelpOptions = true)
 final class DevicesCommand extends AgentCommand {
+  /**
+   * The settings a local listing reads (where the node's files are, NVML, the last checkpoint's
+   * holders, logging); with {@code --agent} none of them is used. Env and file still set the rest.
+   */
+  static final List<Setting<?>> SETTINGS =
+      List.of(
+          Settings.SYSFS_ROOT,
+          Settings.DEV_ROOT,
+          Settings.PROC_ROOT,
+          Settings.NVML_LIBRARY,
+          Settings.STATE_DIR,
+          Settings.LOG_LEVEL,
+          Settings.LOG_FORMAT);
+
   @Option(names = "--json", description = "Print a JSON array, one object per device.")
   boolean json;
 
@@ -39,7 +54,8 @@ final class DevicesCommand extends AgentCommand {
       paramLabel = "URL",
       description =
           "Ask a running agent (its metrics address, such as http://127.0.0.1:9445) instead of"
-              + " discovering: shows its live health, including XID and ECC marks.")
+              + " discovering: shows its live health, including XID and ECC marks. The node"
+              + " settings below are then not used.")
   String agent;
 
   DevicesCommand(CliContext context) {

@@ -1,9 +1,12 @@
 package io.acceld.cli;
 
 import io.acceld.config.ConfigException;
+import io.acceld.config.Setting;
+import io.acceld.config.Settings;
 import io.acceld.util.OperatorError;
 import java.io.PrintWriter;
 import java.nio.charset.StandardCharsets;
+import java.util.List;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 import picocli.CommandLine;
@@ -39,7 +42,7 @@ public final class Main implements Runnable {
   /** Runs one command in-process and returns its exit code. */
   public static int execute(String[] args, CliContext context) {
     CommandLine cli = new CommandLine(new Main());
-    cli.addSubcommand(withSettings(new DevicesCommand(context)));
+    cli.addSubcommand(withSettings(new DevicesCommand(context), DevicesCommand.SETTINGS));
     cli.addSubcommand(withSettings(new RunCommand(context)));
     cli.addSubcommand(new CommandLine(new KubeletProbeCommand(context)));
     cli.addSubcommand(new CommandLine(new VersionCommand(context)));
@@ -74,8 +77,12 @@ public final class Main implements Runnable {
   }
 
   private static CommandLine withSettings(Object command) {
+    return withSettings(command, Settings.ALL);
+  }
+
+  private static CommandLine withSettings(Object command, List<Setting<?>> settings) {
     CommandLine cli = new CommandLine(command);
-    SettingOptions.addTo(cli.getCommandSpec());
+    SettingOptions.addTo(cli.getCommandSpec(), settings);
     return cli;
   }
 

@@ -16,7 +16,12 @@ final class SettingOptions {
   private SettingOptions() {}
 
   static void addTo(CommandSpec spec) {
-    for (Setting<?> setting : Settings.ALL) {
+    addTo(spec, Settings.ALL);
+  }
+
+  /** Only {@code settings}: a command's help lists what it uses, not every knob of the agent. */
+  static void addTo(CommandSpec spec, java.util.List<Setting<?>> settings) {
+    for (Setting<?> setting : settings) {
       OptionSpec.Builder option =
           OptionSpec.builder(setting.flag())
               .paramLabel(setting.paramLabel())
@@ -41,7 +46,8 @@ final class SettingOptions {
   static Map<String, String> given(ParseResult result) {
     Map<String, String> given = new HashMap<>();
     for (Setting<?> setting : Settings.ALL) {
-      if (result.hasMatchedOption(setting.flag())) {
+      if (result.commandSpec().findOption(setting.flag()) != null
+          && result.hasMatchedOption(setting.flag())) {
         given.put(setting.key(), result.matchedOptionValue(setting.flag(), ""));
       }
     }

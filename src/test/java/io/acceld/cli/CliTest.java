@@ -250,6 +250,19 @@ class CliTest {
   }
 
   @Test
+  void devicesHelpListsOnlyTheSettingsItUses() {
+    Run run = run(Map.of(), "devices", "--help");
+
+    assertThat(run.exit()).isZero();
+    assertThat(run.out())
+        .contains("--agent", "--state-dir", "--log-format")
+        .doesNotContain("--metrics-address", "--mesos-address", "--device-plugin-dir", "--cdi");
+    assertThat(run(Map.of(), "devices", "--mesos-address", "127.0.0.1:1").err())
+        .as("a setting devices does not use is an unknown option there")
+        .contains("--mesos-address");
+  }
+
+  @Test
   void helpAndDashDashHelpShowNoneForAnEmptyDefault() {
     for (String[] args : List.of(new String[] {"help", "run"}, new String[] {"run", "--help"})) {
       Run run = run(Map.of(), args);

@@ -60,8 +60,10 @@ class CompletionTest {
     assertThat(complete(script, "acceld ru").lines()).containsExactly("run");
     assertThat(complete(script, "acceld kubelet").lines()).containsExactly("kubelet-probe");
     assertThat(complete(script, "acceld run --sysfs-r").lines()).containsExactly("--sysfs-root");
-    assertThat(complete(script, "acceld devices --expect").lines())
-        .containsExactly("--expect-devices");
+    assertThat(complete(script, "acceld devices --sta").lines()).containsExactly("--state-dir");
+    assertThat(complete(script, "acceld devices --mesos").strip())
+        .as("devices offers only the settings it uses")
+        .isEmpty();
     String all = complete(script, "acceld run --");
     Settings.ALL.forEach(s -> assertThat(all.lines()).as(s.key()).contains(s.flag()));
   }
