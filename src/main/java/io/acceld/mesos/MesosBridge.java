@@ -139,7 +139,8 @@ public final class MesosBridge implements AutoCloseable {
                 options.allowInsecure(),
                 endpoints,
                 endpoints,
-                endpoints::stateJson));
+                endpoints::stateJson,
+                endpoints));
     HostPort advertised = advertised(options.address(), server.port(), options.hostname());
     Containers containers =
         keep(Containers.open(dir, advertised, book, options.executorRegistrationTimeout(), clock));
