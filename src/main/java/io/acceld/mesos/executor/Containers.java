@@ -419,6 +419,11 @@ public final class Containers
     return sessions.recovering();
   }
 
+  /** Whether the containers' threads (launches, exits, kill escalations) still run. */
+  public boolean alive() {
+    return !work.isShutdown();
+  }
+
   /**
    * The executor holding {@code token}: every live executor's is compared, none skipped once one
    * matched, so the answer's timing does not depend on which executor (if any) holds it.

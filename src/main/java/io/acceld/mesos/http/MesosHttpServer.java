@@ -228,6 +228,11 @@ public final class MesosHttpServer implements AutoCloseable {
     }
   }
 
+  /** Whether it still serves: its request threads and stream reaper have not been stopped. */
+  public boolean alive() {
+    return !pool.isShutdown() && !reaper.isShutdown();
+  }
+
   public InetSocketAddress address() {
     return server.getAddress();
   }
