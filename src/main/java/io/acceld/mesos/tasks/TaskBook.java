@@ -273,12 +273,13 @@ public final class TaskBook implements StatusSink, AutoCloseable {
   public boolean acknowledge(FrameworkID framework, TaskID task, ByteString uuid) {
     Holder.MesosTask key = new Holder.MesosTask(framework.getValue(), task.getValue());
     boolean next;
+    UncheckedIOException lost = null;
     synchronized (lock) {
       TaskEntry e = entries.get(key);
       if (e == null || e.pending.isEmpty() || !e.pending.peekFirst().getUuid().equals(uuid)) {
         return false;
       }
-      e.pending.removeFirst();
+      TaskStatus acknowledged = e.pending.removeFirst();
       e.cancelRetry();
       e.backoff.reset();
       try {
@@ -288,14 +289,18 @@ public final class TaskBook implements StatusSink, AutoCloseable {
           checkpoint.write(e);
         }
       } catch (IOException ex) {
-        // The acknowledgement is lost; the head is resent and acknowledged again.
-        e.pending.addFirst(e.latest);
-        throw new UncheckedIOException("could not checkpoint the acknowledgement of " + key, ex);
+        // The acknowledgement is lost: the update it acknowledged (not the latest, which may be
+        // queued behind it) is the head again, and is resent to be acknowledged again.
+        e.pending.addFirst(acknowledged);
+        lost = new UncheckedIOException("could not checkpoint the acknowledgement of " + key, ex);
       }
       next = !e.pending.isEmpty();
     }
     if (next) {
       sendNow(key);
+    }
+    if (lost != null) {
+      throw lost;
     }
     return true;
   }
