@@ -143,6 +143,7 @@ public final class AgentDaemon implements AutoCloseable {
       failOnInitError(config, discovery, expected.unmet(store.current()));
     }
     mesos = startMesos(config, hostname, pods, clock);
+    mesos.ifPresent(bridge -> bridge.metrics().bindTo(metrics.registry()));
     kubelet.start();
     telemetry.ifPresent(GpuTelemetrySampler::start);
     pods.start();
@@ -156,14 +157,15 @@ public final class AgentDaemon implements AutoCloseable {
                     agent.alive()
                         && kubelet.alive()
                         && pods.alive()
-                        && telemetry.map(GpuTelemetrySampler::alive).orElse(true),
+                        && telemetry.map(GpuTelemetrySampler::alive).orElse(true)
+                        && mesos.map(MesosBridge::alive).orElse(true),
                 kubelet::ready,
                 () ->
                     DeviceJson.render(
                             DeviceListing.rows(
                                 ledger.current(), config::sharing, config.get(Settings.DEV_ROOT)))
                         + "\n"));
-    server.degradedBy(() -> degraded(storage));
+    server.degradedBy(() -> degraded(storage, mesos));
     server.notReadyBecause(() -> expected.unmet(store.current()));
     server.notAliveBecause(agent::stuckLoops);
     notifySystemd(config);
@@ -286,17 +288,19 @@ public final class AgentDaemon implements AutoCloseable {
   }
 
   /** What {@code /healthz} reports beside "ok": parts that work less well than they should. */
-  private static List<String> degraded(LedgerStorage storage) {
+  private static List<String> degraded(LedgerStorage storage, Optional<MesosBridge> mesos) {
+    List<String> problems = new ArrayList<>();
     var status = storage.writer().status();
-    if (status.ok()) {
-      return List.of();
+    if (!status.ok()) {
+      problems.add(
+          "the lease checkpoint cannot be written since "
+              + status.since().map(Object::toString).orElse("?")
+              + " ("
+              + status.problem().orElse("")
+              + "); leases are kept in memory and the write is retried");
     }
-    return List.of(
-        "the lease checkpoint cannot be written since "
-            + status.since().map(Object::toString).orElse("?")
-            + " ("
-            + status.problem().orElse("")
-            + "); leases are kept in memory and the write is retried");
+    mesos.ifPresent(bridge -> problems.addAll(bridge.degraded()));
+    return problems;
   }
 
   /** The kubelet side's events, counted by metrics. */

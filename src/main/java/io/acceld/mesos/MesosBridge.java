@@ -42,6 +42,8 @@ public final class MesosBridge implements AutoCloseable {
 
   private final List<AutoCloseable> parts = new ArrayList<>();
   private MesosHttpServer server;
+  private TaskBook book;
+  private Containers containers;
   private MesosMaster master;
 
   /**
@@ -129,7 +131,7 @@ public final class MesosBridge implements AutoCloseable {
       Clock clock)
       throws IOException {
     Path dir = options.stateDir().resolve("mesos");
-    TaskBook book = keep(TaskBook.open(dir, ledger, clock, options.statusUpdateRetry()));
+    book = keep(TaskBook.open(dir, ledger, clock, options.statusUpdateRetry()));
     Recovering endpoints = new Recovering();
     server =
         keep(
@@ -139,9 +141,10 @@ public final class MesosBridge implements AutoCloseable {
                 options.allowInsecure(),
                 endpoints,
                 endpoints,
-                endpoints::stateJson));
+                endpoints::stateJson,
+                endpoints));
     HostPort advertised = advertised(options.address(), server.port(), options.hostname());
-    Containers containers =
+    containers =
         keep(Containers.open(dir, advertised, book, options.executorRegistrationTimeout(), clock));
     Set<Holder.MesosTask> known = containers.recover();
     master =
@@ -199,6 +202,28 @@ public final class MesosBridge implements AutoCloseable {
 
   public MesosMaster master() {
     return master;
+  }
+
+  /** The bridge's series, for the agent's registry. */
+  public MesosMetrics metrics() {
+    return new MesosMetrics(master, book);
+  }
+
+  /**
+   * Whether the bridge still works (for {@code /healthz}): its HTTP threads, the containers'
+   * threads, the status-update sender and the master's allocation loop all run. None of them is
+   * expected to stop while the agent runs; if one did, a restart re-attaches every task.
+   */
+  public boolean alive() {
+    return server.alive() && containers.alive() && book.alive() && master.alive();
+  }
+
+  /**
+   * What {@code /healthz} adds as {@code degraded:} lines: the task checkpoint failing, which a
+   * restart would not mend (a full or read-only disk).
+   */
+  public List<String> degraded() {
+    return book.checkpointProblem().map(List::of).orElse(List.of());
   }
 
   private <T extends AutoCloseable> T keep(T part) {

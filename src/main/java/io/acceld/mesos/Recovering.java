@@ -1,6 +1,8 @@
 package io.acceld.mesos;
 
+import io.acceld.mesos.executor.Containers;
 import io.acceld.mesos.http.ExecutorEndpoint;
+import io.acceld.mesos.http.ExecutorTokens;
 import io.acceld.mesos.http.Reply;
 import io.acceld.mesos.http.SchedulerEndpoint;
 import io.acceld.proto.mesos.v1.executor.Call;
@@ -11,7 +13,8 @@ import java.util.Optional;
  * real ones are handed over, then theirs. Lets the server bind (and learn its port) before the
  * parts that need the port exist.
  */
-final class Recovering implements SchedulerEndpoint, ExecutorEndpoint {
+final class Recovering implements SchedulerEndpoint, ExecutorEndpoint, ExecutorTokens {
+  private volatile ExecutorTokens tokens = ExecutorTokens.NONE;
   private volatile SchedulerEndpoint scheduler;
   private volatile ExecutorEndpoint executor;
   private volatile MesosStateSource state;
@@ -22,7 +25,8 @@ final class Recovering implements SchedulerEndpoint, ExecutorEndpoint {
     String json();
   }
 
-  void serve(io.acceld.mesos.scheduler.MesosMaster master, ExecutorEndpoint containers) {
+  void serve(io.acceld.mesos.scheduler.MesosMaster master, Containers containers) {
+    this.tokens = containers;
     this.state = master::stateJson;
     this.executor = containers;
     this.scheduler = master;
@@ -63,6 +67,11 @@ final class Recovering implements SchedulerEndpoint, ExecutorEndpoint {
   public Reply handle(Call call) {
     ExecutorEndpoint e = executor;
     return e == null ? Reply.failure(503, "Agent has not finished recovery") : e.handle(call);
+  }
+
+  @Override
+  public Optional<Identity> executorOf(String token) {
+    return tokens.executorOf(token);
   }
 
   String stateJson() {

@@ -30,6 +30,10 @@ import io.acceld.testing.mesos.MesosEventStream;
 import io.acceld.testing.mesos.MesosResponse;
 import io.acceld.testing.mesos.MesosSchedulerClient;
 import io.grpc.StatusRuntimeException;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -150,6 +154,16 @@ class MesosBridgeIT {
         && devices.stream().allMatch(d -> d.healthy() != ids.contains(d.id()));
   }
 
+  private static HttpResponse<String> agentGet(AgentDaemon daemon, String path) throws Exception {
+    return HttpClient.newHttpClient()
+        .send(
+            HttpRequest.newBuilder(
+                    URI.create("http://127.0.0.1:" + daemon.metricsServer().port() + path))
+                .timeout(WAIT)
+                .build(),
+            HttpResponse.BodyHandlers.ofString());
+  }
+
   @ParameterizedTest
   @EnumSource(MediaType.class)
   void aTaskSeesExactlyItsGpusAndThePodSideSeesThemHeldUntilItEnds(MediaType codec)
@@ -187,15 +201,7 @@ class MesosBridgeIT {
 
       kubelet.awaitDevices(GPU, d -> unhealthyExactly(d, Set.copyOf(gpus)), WAIT);
       // `acceld devices --agent` (GET /devices) names the task as the holder.
-      String devices =
-          java.net.http.HttpClient.newHttpClient()
-              .send(
-                  java.net.http.HttpRequest.newBuilder(
-                          java.net.URI.create(
-                              "http://127.0.0.1:" + daemon.metricsServer().port() + "/devices"))
-                      .build(),
-                  java.net.http.HttpResponse.BodyHandlers.ofString())
-              .body();
+      String devices = agentGet(daemon, "/devices").body();
       for (com.fasterxml.jackson.databind.JsonNode row :
           new com.fasterxml.jackson.databind.ObjectMapper().readTree(devices)) {
         if (gpus.contains(row.get("id").asText())) {
@@ -203,6 +209,13 @@ class MesosBridgeIT {
           assertThat(row.get("holder").asText()).isEqualTo(fw.id().getValue() + "/t1");
         }
       }
+      // The agent's own endpoints see the bridge: its series, and a healthy /healthz.
+      assertThat(agentGet(daemon, "/metrics").body())
+          .contains("acceld_mesos_frameworks{state=\"subscribed\"} 1.0")
+          .contains("acceld_mesos_tasks{state=\"TASK_RUNNING\"} 1.0");
+      HttpResponse<String> health = agentGet(daemon, "/healthz");
+      assertThat(health.statusCode()).isEqualTo(200);
+      assertThat(health.body()).doesNotContain("degraded");
 
       assertThat(fw.call(kill(fw.id(), "t1")).status()).isEqualTo(202);
       fw.awaitState("t1", TaskState.TASK_KILLED);

@@ -5,16 +5,26 @@ import io.acceld.inventory.Device;
 import io.acceld.inventory.HealthProblem;
 import io.acceld.inventory.InventoryStore;
 import io.acceld.ledger.Holder;
+import io.acceld.mesos.MesosBridge;
+import io.acceld.mesos.wire.MediaType;
 import io.acceld.nvml.Nvml;
 import io.acceld.proto.deviceplugin.v1beta1.AllocateRequest;
 import io.acceld.proto.deviceplugin.v1beta1.DevicePluginGrpc;
 import io.acceld.proto.deviceplugin.v1beta1.DevicePluginOptions;
 import io.acceld.proto.deviceplugin.v1beta1.Empty;
+import io.acceld.proto.mesos.v1.FrameworkID;
+import io.acceld.proto.mesos.v1.Offer;
+import io.acceld.proto.mesos.v1.TaskInfo;
+import io.acceld.proto.mesos.v1.scheduler.Event;
 import io.acceld.telemetry.GpuTelemetrySampler;
 import io.acceld.testing.Eventually;
 import io.acceld.testing.NvmlDouble;
 import io.acceld.testing.NvmlScenarios;
 import io.acceld.testing.TestDevices;
+import io.acceld.testing.mesos.BridgeOverLedger;
+import io.acceld.testing.mesos.MesosCalls;
+import io.acceld.testing.mesos.MesosEventStream;
+import io.acceld.testing.mesos.MesosSchedulerClient;
 import io.acceld.transport.UnixGrpc;
 import io.grpc.ManagedChannel;
 import io.grpc.Server;
@@ -35,7 +45,8 @@ import java.util.concurrent.TimeUnit;
  * An {@link AgentMetrics} with every family populated the way a busy node would have it: four NVML
  * GPUs (one lost, one shared by pods), an AMD GPU, an NVIDIA GPU without NVML that is unhealthy,
  * XIDs, kubelet events, real gRPC calls and NVML call counts, leases checkpointed to disk, and
- * {@code --expect-devices nvidia.com/gpu=8} unmet.
+ * {@code --expect-devices nvidia.com/gpu=8} unmet, and the Mesos bridge running with a subscribed
+ * framework whose task holds the AMD GPU.
  */
 final class PopulatedAgent implements AutoCloseable {
   private final NvmlDouble fake;
@@ -45,6 +56,8 @@ final class PopulatedAgent implements AutoCloseable {
   private final AgentMetrics metrics;
   private final io.acceld.ledger.LedgerStorage storage;
   private final io.acceld.ledger.DeviceLedger ledger;
+  private final MesosBridge mesos;
+  private MesosEventStream<Event> scheduler;
 
   PopulatedAgent(Path dir, DcgmCollector.LabelNames labels) throws Exception {
     storage =
@@ -86,10 +99,9 @@ final class PopulatedAgent implements AutoCloseable {
     Map<io.acceld.inventory.ReplicaId, Holder.KubeletPod> inUse = new java.util.HashMap<>();
     owners.forEach((id, pod) -> inUse.put(io.acceld.inventory.ReplicaId.whole(id), pod));
     ledger.reconcileKubelet(inUse, java.time.Duration.ZERO);
-    ledger.lease(
-        new Holder.MesosTask("marathon", "train.1"),
-        List.of(io.acceld.inventory.ReplicaId.whole(TestDevices.amd(0, 1).id())),
-        "offer");
+    mesos = BridgeOverLedger.start(dir, dir.resolve("state"), ledger);
+    mesos.metrics().bindTo(metrics.registry());
+    runMesosTask("train.1", "amd.com/gpu");
     Eventually.await("the leases checkpointed", () -> storage.writer().writes() >= 1);
 
     // GPU 3 falls off the bus: health, XID and telemetry all notice
@@ -109,6 +121,45 @@ final class PopulatedAgent implements AutoCloseable {
     }
     metrics.kubelet().allocated("nvidia.com/gpu", 2);
     grpcCalls(dir);
+  }
+
+  /**
+   * A framework subscribed to the running bridge and a task of it holding one device of {@code
+   * resource}, launched the way a scheduler does; the framework stays subscribed, its update
+   * unacknowledged.
+   */
+  private void runMesosTask(String taskId, String resource) throws Exception {
+    MesosSchedulerClient client =
+        MesosSchedulerClient.of("127.0.0.1:" + mesos.port(), MediaType.JSON);
+    scheduler =
+        client.subscribe(
+            MesosCalls.subscribe(MesosCalls.framework("marathon", true), Optional.empty()));
+    Duration wait = Duration.ofSeconds(20);
+    FrameworkID id =
+        scheduler.awaitEvent(Event.Type.SUBSCRIBED, wait).getSubscribed().getFrameworkId();
+    Offer offer = scheduler.awaitEvent(Event.Type.OFFERS, wait).getOffers().getOffers(0);
+    TaskInfo task =
+        MesosCalls.commandTask(
+            taskId,
+            offer.getAgentId(),
+            "exec sleep 300",
+            List.of(MesosCalls.scalar("cpus", 0.1), MesosCalls.scalar(resource, 1)));
+    int status =
+        client
+            .call(
+                MesosCalls.accept(id, offer, List.of(task)),
+                Map.of("Mesos-Stream-Id", scheduler.streamId().orElseThrow()))
+            .status();
+    if (status != 202) {
+      throw new IllegalStateException("ACCEPT of the populated agent's task answered " + status);
+    }
+    var update = scheduler.awaitEvent(Event.Type.UPDATE, wait).getUpdate().getStatus();
+    // TASK_STARTING comes first, and stays the head while unacknowledged
+    if (update.getState() != io.acceld.proto.mesos.v1.TaskState.TASK_STARTING
+        && update.getState() != io.acceld.proto.mesos.v1.TaskState.TASK_RUNNING) {
+      throw new IllegalStateException(
+          "the populated agent's Mesos task is " + update.getState() + ": " + update.getMessage());
+    }
   }
 
   /** A few real calls through the interceptor, so the histogram and call counters exist. */
@@ -166,6 +217,15 @@ final class PopulatedAgent implements AutoCloseable {
 
   @Override
   public void close() {
+    if (scheduler != null) {
+      try {
+        scheduler.close();
+      } catch (java.io.IOException e) {
+        // the stream's connection is ending anyway
+      }
+    }
+    mesos.close(); // leaves the task's process running, as a restart of the agent would
+    ProcessHandle.current().descendants().forEach(ProcessHandle::destroyForcibly);
     sampler.close();
     metrics.close();
     storage.close();

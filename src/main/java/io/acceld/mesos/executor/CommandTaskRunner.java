@@ -252,7 +252,8 @@ final class CommandTaskRunner {
         java.util.Set.of(),
         process.pid(),
         process.startTime(),
-        box.dir());
+        box.dir(),
+        Optional.empty());
   }
 
   private TaskStatus.Builder status(TaskState state) {

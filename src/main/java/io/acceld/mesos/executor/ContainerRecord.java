@@ -22,6 +22,8 @@ import java.util.Set;
  *     them), so that a re-subscription after a restart does not take them for lost
  * @param startTime the process's start time, so a reused pid is not taken for it; {@link
  *     Instant#EPOCH} if the system did not say (such a process is never re-attached)
+ * @param token a custom executor's API token, which it keeps across agent restarts; empty for a
+ *     command task (no executor process calls the API) and in records of older agents
  */
 record ContainerRecord(
     String containerId,
@@ -32,7 +34,8 @@ record ContainerRecord(
     Set<String> reported,
     long pid,
     Instant startTime,
-    Path sandbox) {
+    Path sandbox,
+    Optional<ExecutorToken> token) {
   ContainerRecord {
     Objects.requireNonNull(containerId, "containerId");
     Objects.requireNonNull(framework, "framework");
@@ -42,5 +45,6 @@ record ContainerRecord(
     reported = Set.copyOf(reported);
     Objects.requireNonNull(startTime, "startTime");
     Objects.requireNonNull(sandbox, "sandbox");
+    Objects.requireNonNull(token, "token");
   }
 }

@@ -34,7 +34,9 @@ import org.slf4j.LoggerFactory;
  * tasks can write: a task must not be able to forge which pid the agent signals.
  *
  * <p>The protobuf values (FrameworkInfo, AgentInfo, ExecutorInfo, TaskInfo) are stored as their
- * base64 binary encoding, which round-trips exactly, unknown fields included.
+ * base64 binary encoding, which round-trips exactly, unknown fields included. A custom executor's
+ * API token is kept here too, so that an executor re-attached after a restart can still
+ * authenticate: the file is owner-only, as the token is a secret.
  */
 final class ContainerRecords {
   private static final Logger log = LoggerFactory.getLogger(ContainerRecords.class);
@@ -66,6 +68,7 @@ final class ContainerRecords {
     root.put("pid", record.pid());
     root.put("start_time", record.startTime().toString());
     root.put("sandbox", record.sandbox().toString());
+    record.token().ifPresent(t -> root.put("executor_token", t.value()));
     AtomicFiles.write(
         file(record.containerId()), JSON.writeValueAsBytes(root), AtomicFiles.OWNER_ONLY);
   }
@@ -133,7 +136,10 @@ final class ContainerRecords {
         reported,
         root.path("pid").asLong(-1),
         Instant.parse(text(root, "start_time")),
-        Path.of(text(root, "sandbox")));
+        Path.of(text(root, "sandbox")),
+        root.has("executor_token")
+            ? Optional.of(ExecutorToken.of(text(root, "executor_token")))
+            : Optional.empty());
   }
 
   private Path file(String containerId) {

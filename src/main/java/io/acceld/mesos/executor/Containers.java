@@ -4,6 +4,7 @@ import com.google.protobuf.ByteString;
 import io.acceld.config.HostPort;
 import io.acceld.ledger.Holder;
 import io.acceld.mesos.http.ExecutorEndpoint;
+import io.acceld.mesos.http.ExecutorTokens;
 import io.acceld.mesos.http.Reply;
 import io.acceld.mesos.tasks.Launch;
 import io.acceld.mesos.tasks.LaunchedTask;
@@ -55,7 +56,8 @@ import org.slf4j.LoggerFactory;
  * <p>{@link #close()} stops the agent's side only: the processes keep running, as tasks do when a
  * Mesos agent restarts, and the next {@link #recover()} re-attaches to them.
  */
-public final class Containers implements TaskLauncher, ExecutorEndpoint, AutoCloseable {
+public final class Containers
+    implements TaskLauncher, ExecutorEndpoint, ExecutorTokens, AutoCloseable {
   private static final Logger log = LoggerFactory.getLogger(Containers.class);
   static final String RECORDS = "containers";
   static final String SANDBOXES = "sandboxes";
@@ -223,6 +225,7 @@ public final class Containers implements TaskLauncher, ExecutorEndpoint, AutoClo
               record.agent(),
               info,
               record.containerId(),
+              record.token(),
               c -> forget(key, c));
       synchronized (lock) {
         executors.put(key, executor);
@@ -269,7 +272,13 @@ public final class Containers implements TaskLauncher, ExecutorEndpoint, AutoClo
       if (executor == null) {
         executor =
             new ExecutorProcess(
-                services, framework, launch.agent(), info, newContainerId(), c -> forget(key, c));
+                services,
+                framework,
+                launch.agent(),
+                info,
+                newContainerId(),
+                Optional.of(ExecutorToken.generate()),
+                c -> forget(key, c));
         executors.put(key, executor);
         fresh = true;
       }
@@ -408,6 +417,31 @@ public final class Containers implements TaskLauncher, ExecutorEndpoint, AutoClo
   @Override
   public boolean recovering() {
     return sessions.recovering();
+  }
+
+  /** Whether the containers' threads (launches, exits, kill escalations) still run. */
+  public boolean alive() {
+    return !work.isShutdown();
+  }
+
+  /**
+   * The executor holding {@code token}: every live executor's is compared, none skipped once one
+   * matched, so the answer's timing does not depend on which executor (if any) holds it.
+   */
+  @Override
+  public Optional<ExecutorTokens.Identity> executorOf(String token) {
+    byte[] presented = ExecutorToken.digest(token);
+    ExecutorKey match = null;
+    synchronized (lock) {
+      for (var e : executors.entrySet()) {
+        if (e.getValue().holdsToken(presented) && match == null) {
+          match = e.getKey();
+        }
+      }
+    }
+    return match == null
+        ? Optional.empty()
+        : Optional.of(new ExecutorTokens.Identity(match.framework(), match.executor()));
   }
 
   @Override

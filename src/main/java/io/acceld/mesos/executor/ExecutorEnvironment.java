@@ -38,6 +38,7 @@ final class ExecutorEnvironment {
   static final String NVIDIA_VISIBLE_DEVICES = RuntimeSpecs.NVIDIA_VISIBLE_DEVICES;
   static final String CUDA_VISIBLE_DEVICES = "CUDA_VISIBLE_DEVICES";
   static final String NO_NVIDIA_DEVICES = "void";
+  static final String AUTHENTICATION_TOKEN = "MESOS_EXECUTOR_AUTHENTICATION_TOKEN";
 
   /** The variables of the agent's own environment a process is given, when set. */
   static final List<String> INHERITED = List.of("PATH", "LANG", "LC_ALL", "TZ", "TMPDIR");
@@ -91,9 +92,13 @@ final class ExecutorEnvironment {
       ExecutorInfo executor,
       List<RuntimeSpec> devices,
       Duration shutdownGrace,
-      Sandbox sandbox) {
+      Sandbox sandbox,
+      ExecutorToken token) {
     Map<String, String> env = new LinkedHashMap<>(base);
     env.putAll(agentVariables(framework, agent, executor.getExecutorId().getValue(), sandbox));
+    // Mesos sets it only with executor authentication on; it is given always, so an executor
+    // works whether or not --mesos-auth is set (without it the server ignores the header).
+    env.put(AUTHENTICATION_TOKEN, token.value());
     // Always "1": this agent checkpoints every container and re-attaches survivors after a restart
     // whatever FrameworkInfo.checkpoint says, so executors should wait for it and re-subscribe.
     env.put("MESOS_CHECKPOINT", "1");
@@ -102,6 +107,7 @@ final class ExecutorEnvironment {
     env.put("MESOS_RECOVERY_TIMEOUT", stoutDuration(recoveryTimeout));
     env.put("MESOS_SUBSCRIPTION_BACKOFF_MAX", stoutDuration(subscriptionBackoffMax));
     env.putAll(variables(executor.getCommand().getEnvironment()));
+    env.put(AUTHENTICATION_TOKEN, token.value()); // its own, whatever the command's says
     env.putAll(deviceVariables(devices));
     return env;
   }

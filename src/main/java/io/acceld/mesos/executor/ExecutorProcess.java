@@ -62,6 +62,7 @@ final class ExecutorProcess {
   private final AgentInfo agent;
   private final ExecutorInfo info;
   private final String containerId;
+  private final Optional<ExecutorToken> token;
   private final Consumer<ExecutorProcess> onEnd;
 
   @GuardedBy("this")
@@ -109,8 +110,10 @@ final class ExecutorProcess {
       AgentInfo agent,
       ExecutorInfo info,
       String containerId,
+      Optional<ExecutorToken> token,
       Consumer<ExecutorProcess> onEnd) {
     this.services = services;
+    this.token = token;
     this.framework = framework;
     this.agent = agent;
     this.info = info.toBuilder().setFrameworkId(framework.getId()).build();
@@ -120,6 +123,11 @@ final class ExecutorProcess {
 
   ExecutorInfo info() {
     return info;
+  }
+
+  /** Whether the executor API token digested as {@code presented} is this executor's. */
+  boolean holdsToken(byte[] presented) {
+    return token.isPresent() && token.get().matches(presented);
   }
 
   synchronized State state() {
@@ -187,10 +195,13 @@ final class ExecutorProcess {
       if (!info.hasCommand()) {
         throw new IllegalArgumentException("the ExecutorInfo has no 'command'");
       }
+      ExecutorToken secret = token.orElseThrow(); // a freshly launched executor always has one
       box = Sandbox.create(services.sandboxes(), containerId);
       List<String> argv = services.commandLine().argv(info.getCommand());
       Map<String, String> env =
-          services.environment().forExecutor(framework, agent, info, devices, shutdownGrace(), box);
+          services
+              .environment()
+              .forExecutor(framework, agent, info, devices, shutdownGrace(), box, secret);
       started = services.spawner().spawn(argv, env, box);
     } catch (IOException | IllegalArgumentException e) {
       failAll(
@@ -586,7 +597,8 @@ final class ExecutorProcess {
               Set.copyOf(updated),
               tree.pid(),
               tree.startTime(),
-              sandbox.dir());
+              sandbox.dir(),
+              token);
     }
     try {
       services.records().write(record);

@@ -3,6 +3,7 @@ package io.acceld.mesos.http;
 import com.sun.net.httpserver.HttpExchange;
 import io.acceld.mesos.wire.MediaType;
 import io.acceld.proto.mesos.v1.executor.Call;
+import io.acceld.util.ClientText;
 import java.io.IOException;
 import java.util.Optional;
 
@@ -12,7 +13,9 @@ import java.util.Optional;
  * checks of {@link CallRequests} (the proto makes {@code framework_id} and {@code executor_id}
  * required, so a call without them does not decode): 400 without a type or without the message its
  * type needs; 406 for a SUBSCRIBE whose Accept allows neither codec; 503 while the agent recovers;
- * 202 for HEARTBEAT before anything is looked up; 501 for UNKNOWN.
+ * 202 for HEARTBEAT before anything is looked up; 501 for UNKNOWN. An executor authenticated by its
+ * own token gets 403 for a call naming another executor (after the 400s: the IDs must be there to
+ * be compared).
  */
 final class ExecutorRoute {
   private final ExecutorEndpoint endpoint;
@@ -25,7 +28,11 @@ final class ExecutorRoute {
     this.replies = replies;
   }
 
-  void handle(HttpExchange exchange) throws IOException {
+  /**
+   * @param caller the executor whose token authenticated the request, which may make calls for
+   *     itself only; empty for the operator or without authentication
+   */
+  void handle(HttpExchange exchange, Optional<ExecutorTokens.Identity> caller) throws IOException {
     Optional<Call> read = requests.read(exchange, Call.getDefaultInstance());
     if (read.isEmpty()) {
       return;
@@ -34,6 +41,11 @@ final class ExecutorRoute {
     Optional<String> invalid = invalid(call);
     if (invalid.isPresent()) {
       Exchanges.text(exchange, 400, invalid.get());
+      return;
+    }
+    Optional<String> forbidden = caller.flatMap(c -> notItsOwn(c, call));
+    if (forbidden.isPresent()) {
+      Exchanges.text(exchange, 403, forbidden.get());
       return;
     }
     Optional<MediaType> accept = Optional.empty();
@@ -61,6 +73,24 @@ final class ExecutorRoute {
       case SUBSCRIBE -> replies.subscribe(exchange, accept.get(), () -> endpoint.subscribe(call));
       default -> replies.call(exchange, endpoint.handle(call));
     }
+  }
+
+  /** Why an executor's token does not cover {@code call}: it names another executor. */
+  private static Optional<String> notItsOwn(ExecutorTokens.Identity caller, Call call) {
+    String framework = call.getFrameworkId().getValue();
+    String executor = call.getExecutorId().getValue();
+    if (caller.frameworkId().equals(framework) && caller.executorId().equals(executor)) {
+      return Optional.empty();
+    }
+    return Optional.of(
+        "The token was issued to executor "
+            + ClientText.quote(caller.executorId())
+            + " of framework "
+            + ClientText.quote(caller.frameworkId())
+            + "; it cannot make calls for executor "
+            + ClientText.quote(executor)
+            + " of framework "
+            + ClientText.quote(framework));
   }
 
   /**

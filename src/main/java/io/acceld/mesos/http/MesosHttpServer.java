@@ -60,6 +60,8 @@ public final class MesosHttpServer implements AutoCloseable {
   private final SchedulerRoute scheduler;
   private final ExecutorRoute executor;
   private final Supplier<String> stateJson;
+  private final ExecutorTokens tokens;
+  private final ExecutorEndpoint executorEndpoint;
   private final LogThrottle throttle;
   private final byte[] version;
 
@@ -69,10 +71,13 @@ public final class MesosHttpServer implements AutoCloseable {
       SchedulerEndpoint schedulerEndpoint,
       ExecutorEndpoint executorEndpoint,
       Supplier<String> stateJson,
+      ExecutorTokens tokens,
       MesosHttpLimits limits) {
     this.server = server;
     this.auth = auth;
     this.stateJson = stateJson;
+    this.tokens = tokens;
+    this.executorEndpoint = executorEndpoint;
     this.throttle = new LogThrottle(Duration.ofSeconds(10), System::nanoTime);
     int threads = limits.requestThreads() + limits.maxStreams();
     this.pool =
@@ -109,12 +114,59 @@ public final class MesosHttpServer implements AutoCloseable {
       Supplier<String> stateJson)
       throws IOException {
     return start(
-        address, auth, allowInsecure, scheduler, executor, stateJson, MesosHttpLimits.defaults());
+        address,
+        auth,
+        allowInsecure,
+        scheduler,
+        executor,
+        stateJson,
+        ExecutorTokens.NONE,
+        MesosHttpLimits.defaults());
+  }
+
+  /**
+   * {@link #start(HostPort, Optional, boolean, SchedulerEndpoint, ExecutorEndpoint, Supplier,
+   * ExecutorTokens, MesosHttpLimits)} with the default limits.
+   */
+  public static MesosHttpServer start(
+      HostPort address,
+      Optional<Authenticator> auth,
+      boolean allowInsecure,
+      SchedulerEndpoint scheduler,
+      ExecutorEndpoint executor,
+      Supplier<String> stateJson,
+      ExecutorTokens tokens)
+      throws IOException {
+    return start(
+        address,
+        auth,
+        allowInsecure,
+        scheduler,
+        executor,
+        stateJson,
+        tokens,
+        MesosHttpLimits.defaults());
+  }
+
+  /** Without executor tokens: only the operator's credentials open the executor API. */
+  public static MesosHttpServer start(
+      HostPort address,
+      Optional<Authenticator> auth,
+      boolean allowInsecure,
+      SchedulerEndpoint scheduler,
+      ExecutorEndpoint executor,
+      Supplier<String> stateJson,
+      MesosHttpLimits limits)
+      throws IOException {
+    return start(
+        address, auth, allowInsecure, scheduler, executor, stateJson, ExecutorTokens.NONE, limits);
   }
 
   /**
    * Binds {@code address} (port 0 picks a free one, see {@link #port()}) and starts serving.
    *
+   * @param tokens the executors' own credentials, accepted on the executor API (for calls naming
+   *     that executor) besides the operator's when {@code auth} is set
    * @throws OperatorError (CANNOT_LISTEN) when the address is not loopback and neither {@code auth}
    *     nor {@code allowInsecure} is given, or it cannot be bound
    */
@@ -125,8 +177,10 @@ public final class MesosHttpServer implements AutoCloseable {
       SchedulerEndpoint scheduler,
       ExecutorEndpoint executor,
       Supplier<String> stateJson,
+      ExecutorTokens tokens,
       MesosHttpLimits limits)
       throws IOException {
+    Objects.requireNonNull(tokens, "tokens");
     Objects.requireNonNull(scheduler, "scheduler");
     Objects.requireNonNull(executor, "executor");
     Objects.requireNonNull(stateJson, "stateJson");
@@ -150,7 +204,7 @@ public final class MesosHttpServer implements AutoCloseable {
           e);
     }
     MesosHttpServer server =
-        new MesosHttpServer(http, auth, scheduler, executor, stateJson, limits);
+        new MesosHttpServer(http, auth, scheduler, executor, stateJson, tokens, limits);
     http.start();
     log.info(
         "Serving the Mesos v1 scheduler and executor APIs on {}{}",
@@ -174,6 +228,11 @@ public final class MesosHttpServer implements AutoCloseable {
     }
   }
 
+  /** Whether it still serves: its request threads and stream reaper have not been stopped. */
+  public boolean alive() {
+    return !pool.isShutdown() && !reaper.isShutdown();
+  }
+
   public InetSocketAddress address() {
     return server.getAddress();
   }
@@ -194,8 +253,9 @@ public final class MesosHttpServer implements AutoCloseable {
           }
         }
         case "/api/v1/executor", "/slave(1)/api/v1/executor" -> {
-          if (authenticate(exchange) != null) {
-            executor.handle(exchange);
+          Optional<ExecutorTokens.Identity> caller = authenticateExecutor(exchange);
+          if (caller != null) {
+            executor.handle(exchange, caller);
           }
         }
         case "/redirect", "/master/redirect" -> {
@@ -240,18 +300,62 @@ public final class MesosHttpServer implements AutoCloseable {
     Optional<Authenticator.Authenticated> who =
         auth.get().authenticate(Exchanges.header(exchange, "Authorization"));
     if (who.isEmpty()) {
-      long suppressed = throttle.permit("unauthenticated");
-      if (suppressed >= 0) {
-        log.warn(
-            "Refused an unauthenticated Mesos request from {}{}",
-            exchange.getRemoteAddress(),
-            LogThrottle.suffix(suppressed));
-      }
-      exchange.getResponseHeaders().set("WWW-Authenticate", auth.get().scheme().challenge());
-      Exchanges.text(exchange, 401, "Unauthorized");
+      unauthorized(exchange);
       return null;
     }
     return who;
+  }
+
+  /**
+   * For the executor API: empty when the caller may make any executor call (no authentication
+   * configured, or the operator's credentials), the executor whose token it presented, or null when
+   * it has been answered. While the agent recovers, the tokens of the executors it is about to
+   * re-attach are not known yet, so a request with none that matches is told 503 (retry) rather
+   * than 401, which would make a surviving executor give up.
+   */
+  private Optional<ExecutorTokens.Identity> authenticateExecutor(HttpExchange exchange)
+      throws IOException {
+    if (auth.isEmpty()) {
+      return Optional.empty();
+    }
+    Optional<String> header = Exchanges.header(exchange, "Authorization");
+    if (auth.get().authenticate(header).isPresent()) {
+      return Optional.empty();
+    }
+    Optional<ExecutorTokens.Identity> executor =
+        header.flatMap(MesosHttpServer::bearerToken).flatMap(tokens::executorOf);
+    if (executor.isPresent()) {
+      return executor;
+    }
+    if (executorEndpoint.recovering()) {
+      Exchanges.text(exchange, 503, "Agent has not finished recovery");
+      return null;
+    }
+    unauthorized(exchange);
+    return null;
+  }
+
+  private void unauthorized(HttpExchange exchange) throws IOException {
+    long suppressed = throttle.permit("unauthenticated");
+    if (suppressed >= 0) {
+      log.warn(
+          "Refused an unauthenticated Mesos request from {}{}",
+          exchange.getRemoteAddress(),
+          LogThrottle.suffix(suppressed));
+    }
+    exchange.getResponseHeaders().set("WWW-Authenticate", auth.get().scheme().challenge());
+    Exchanges.text(exchange, 401, "Unauthorized");
+  }
+
+  /** The token of an {@code Authorization: Bearer <token>} header. */
+  private static Optional<String> bearerToken(String header) {
+    String prefix = "Bearer ";
+    if (header.length() <= prefix.length()
+        || !header.regionMatches(true, 0, prefix, 0, prefix.length())) {
+      return Optional.empty();
+    }
+    String token = header.substring(prefix.length()).strip();
+    return token.isEmpty() ? Optional.empty() : Optional.of(token);
   }
 
   private void version(HttpExchange exchange) throws IOException {

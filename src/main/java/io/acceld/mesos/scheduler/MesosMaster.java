@@ -59,8 +59,10 @@ import java.util.UUID;
 import java.util.concurrent.Executors;
 import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicLong;
 import java.util.function.BooleanSupplier;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -118,6 +120,11 @@ public final class MesosMaster implements SchedulerEndpoint, AutoCloseable {
       Executors.newSingleThreadScheduledExecutor(new NamedThreads("acceld-mesos-master"));
   private final Heartbeats heartbeats;
   private final AtomicBoolean allocationQueued = new AtomicBoolean();
+  private final AtomicLong rescinded = new AtomicLong();
+
+  /** The periodic allocation; done only if it was stopped or something escaped allocateSafely. */
+  private volatile ScheduledFuture<?> allocationLoop;
+
   private final Object lock = new Object();
 
   @GuardedBy("lock")
@@ -216,13 +223,47 @@ public final class MesosMaster implements SchedulerEndpoint, AutoCloseable {
     master.restoreFrameworks();
     ledger.subscribeIgnoring(Publisher.MESOS, master::onAvailability);
     long every = ALLOCATION_INTERVAL.toNanos();
-    master.timers.scheduleWithFixedDelay(
-        master::allocateSafely, every, every, TimeUnit.NANOSECONDS);
+    master.allocationLoop =
+        master.timers.scheduleWithFixedDelay(
+            master::allocateSafely, every, every, TimeUnit.NANOSECONDS);
     return master;
   }
 
   public AgentID agentId() {
     return agentId;
+  }
+
+  /**
+   * What the master holds now, for metrics.
+   *
+   * @param subscribed frameworks with an open subscription
+   * @param disconnected frameworks known but not connected (within their failover timeout)
+   * @param outstandingOffers offers sent and not yet used, declined or rescinded
+   * @param offersRescinded RESCIND events sent since this start
+   */
+  public record Stats(
+      int subscribed, int disconnected, int outstandingOffers, long offersRescinded) {}
+
+  /**
+   * Whether the master still works: its timer thread runs and the periodic allocation has not
+   * stopped (an error escaping it would end the loop silently, and offers with it).
+   */
+  public boolean alive() {
+    ScheduledFuture<?> loop = allocationLoop;
+    return !timers.isShutdown() && loop != null && !loop.isDone();
+  }
+
+  public Stats stats() {
+    synchronized (lock) {
+      int connected = 0;
+      for (Framework fw : frameworks.values()) {
+        if (fw.isConnected()) {
+          connected++;
+        }
+      }
+      return new Stats(
+          connected, frameworks.size() - connected, offers.outstanding(), rescinded.get());
+    }
   }
 
   public MasterInfo masterInfo() {
@@ -1194,7 +1235,8 @@ public final class MesosMaster implements SchedulerEndpoint, AutoCloseable {
     queueAllocation();
   }
 
-  private static Event rescind(OutstandingOffer o) {
+  private Event rescind(OutstandingOffer o) {
+    rescinded.incrementAndGet();
     return Event.newBuilder()
         .setType(Event.Type.RESCIND)
         .setRescind(Event.Rescind.newBuilder().setOfferId(o.offer().getId()))

@@ -62,6 +62,10 @@ final class OfferBook {
     return gone.contains(id);
   }
 
+  int outstanding() {
+    return outstanding.size();
+  }
+
   List<OutstandingOffer> all() {
     return List.copyOf(outstanding.values());
   }

@@ -39,6 +39,7 @@ import java.util.concurrent.Executors;
 import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicLong;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -78,6 +79,7 @@ public final class TaskBook implements StatusSink, AutoCloseable {
   private final ScheduledExecutorService sender =
       Executors.newSingleThreadScheduledExecutor(new NamedThreads("acceld-mesos-status"));
   private final Object lock = new Object();
+  private final AtomicLong resends = new AtomicLong();
 
   @GuardedBy("lock")
   private final Map<Holder.MesosTask, TaskEntry> entries = new LinkedHashMap<>();
@@ -94,7 +96,7 @@ public final class TaskBook implements StatusSink, AutoCloseable {
       throw new IllegalArgumentException("the status update retry must be positive: " + firstRetry);
     }
     this.firstRetry = firstRetry.compareTo(MAX_RETRY) > 0 ? MAX_RETRY : firstRetry;
-    this.checkpoint = new TaskCheckpoint(dir);
+    this.checkpoint = new TaskCheckpoint(dir, clock);
   }
 
   /**
@@ -284,12 +286,13 @@ public final class TaskBook implements StatusSink, AutoCloseable {
   public boolean acknowledge(FrameworkID framework, TaskID task, ByteString uuid) {
     Holder.MesosTask key = new Holder.MesosTask(framework.getValue(), task.getValue());
     boolean next;
+    UncheckedIOException lost = null;
     synchronized (lock) {
       TaskEntry e = entries.get(key);
       if (e == null || e.pending.isEmpty() || !e.pending.peekFirst().getUuid().equals(uuid)) {
         return false;
       }
-      e.pending.removeFirst();
+      TaskStatus acknowledged = e.pending.removeFirst();
       e.cancelRetry();
       e.backoff.reset();
       try {
@@ -299,14 +302,18 @@ public final class TaskBook implements StatusSink, AutoCloseable {
           checkpoint.write(e);
         }
       } catch (IOException ex) {
-        // The acknowledgement is lost; the head is resent and acknowledged again.
-        e.pending.addFirst(e.latest);
-        throw new UncheckedIOException("could not checkpoint the acknowledgement of " + key, ex);
+        // The acknowledgement is lost: the update it acknowledged (not the latest, which may be
+        // queued behind it) is the head again, and is resent to be acknowledged again.
+        e.pending.addFirst(acknowledged);
+        lost = new UncheckedIOException("could not checkpoint the acknowledgement of " + key, ex);
       }
       next = !e.pending.isEmpty();
     }
     if (next) {
       sendNow(key);
+    }
+    if (lost != null) {
+      throw lost;
     }
     return true;
   }
@@ -462,6 +469,44 @@ public final class TaskBook implements StatusSink, AutoCloseable {
     }
   }
 
+  /** A retry: counted, since a rising count means a scheduler is not acknowledging. */
+  private void resendHead(Holder.MesosTask key) {
+    synchronized (lock) {
+      TaskEntry e = entries.get(key);
+      if (e == null || e.pending.isEmpty()) {
+        return;
+      }
+    }
+    resends.incrementAndGet();
+    deliverHead(key);
+  }
+
+  /**
+   * Why the task checkpoint cannot be written, when its last write failed: tasks then cannot be
+   * launched or their statuses acknowledged until it can.
+   */
+  public Optional<String> checkpointProblem() {
+    return checkpoint
+        .failing()
+        .map(
+            f ->
+                "the Mesos task checkpoint cannot be written since "
+                    + f.since()
+                    + " ("
+                    + f.problem()
+                    + "); task launches and status updates are refused until it can");
+  }
+
+  /** Whether the thread that sends and resends status updates still runs. */
+  public boolean alive() {
+    return !sender.isShutdown();
+  }
+
+  /** Status updates resent because they were not acknowledged in time, since this start. */
+  public long statusUpdateRetries() {
+    return resends.get();
+  }
+
   private void deliverHead(Holder.MesosTask key) {
     TaskStatus head;
     FrameworkID framework;
@@ -475,7 +520,7 @@ public final class TaskBook implements StatusSink, AutoCloseable {
       e.cancelRetry();
       Duration wait = e.backoff.next();
       try {
-        e.retry = sender.schedule(() -> deliverHead(key), wait.toNanos(), TimeUnit.NANOSECONDS);
+        e.retry = sender.schedule(() -> resendHead(key), wait.toNanos(), TimeUnit.NANOSECONDS);
       } catch (RejectedExecutionException closed) {
         return;
       }

@@ -18,6 +18,8 @@ import java.nio.file.Path;
 import java.nio.file.StandardCopyOption;
 import java.security.MessageDigest;
 import java.security.NoSuchAlgorithmException;
+import java.time.Clock;
+import java.time.Instant;
 import java.util.ArrayList;
 import java.util.Base64;
 import java.util.HexFormat;
@@ -46,11 +48,35 @@ final class TaskCheckpoint {
       TaskStatus latest,
       List<TaskStatus> pending) {}
 
-  private final Path dir;
-  private final ObjectMapper json = new ObjectMapper();
+  /**
+   * Why writes fail, since when; null while they succeed. Read by {@code /healthz} from another
+   * thread, so volatile; written with the book's lock held.
+   */
+  record Failing(String problem, Instant since) {}
 
-  TaskCheckpoint(Path dir) {
+  private final Path dir;
+  private final Clock clock;
+  private final ObjectMapper json = new ObjectMapper();
+  private volatile Failing failing;
+
+  TaskCheckpoint(Path dir, Clock clock) {
     this.dir = dir;
+    this.clock = clock;
+  }
+
+  /** The current run of failed writes, or empty when the last write or delete succeeded. */
+  Optional<Failing> failing() {
+    return Optional.ofNullable(failing);
+  }
+
+  private void succeeded() {
+    failing = null;
+  }
+
+  private IOException failed(IOException e) {
+    Failing was = failing;
+    failing = new Failing(e.toString(), was == null ? clock.instant() : was.since());
+    return e;
   }
 
   /**
@@ -69,6 +95,15 @@ final class TaskCheckpoint {
   }
 
   void write(TaskEntry e) throws IOException {
+    try {
+      writeFile(e);
+      succeeded();
+    } catch (IOException ex) {
+      throw failed(ex);
+    }
+  }
+
+  private void writeFile(TaskEntry e) throws IOException {
     ObjectNode root = json.createObjectNode();
     root.put("format", FORMAT);
     root.put("framework", encode(e.framework.toByteArray()));
@@ -87,7 +122,12 @@ final class TaskCheckpoint {
   }
 
   void delete(TaskEntry e) throws IOException {
-    Files.deleteIfExists(fileOf(e.framework.getId().getValue(), e.task.getTaskId().getValue()));
+    try {
+      Files.deleteIfExists(fileOf(e.framework.getId().getValue(), e.task.getTaskId().getValue()));
+      succeeded();
+    } catch (IOException ex) {
+      throw failed(ex);
+    }
   }
 
   /**

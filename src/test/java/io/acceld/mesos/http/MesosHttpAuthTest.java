@@ -176,4 +176,55 @@ class MesosHttpAuthTest {
       assertThat(authenticated.port()).isPositive();
     }
   }
+
+  @Test
+  void anUnknownExecutorTokenIsToldToRetryWhileTheAgentRecovers() throws Exception {
+    Path file = credentials("bearer-ops", "operator-token\n", "rw-------");
+    ExecutorTokens tokens =
+        token ->
+            token.equals("executor-token")
+                ? Optional.of(new ExecutorTokens.Identity("fw-1", "ex-1"))
+                : Optional.empty();
+    try (MesosHttpServer server =
+        MesosHttpServer.start(
+            new HostPort("127.0.0.1", 0),
+            Authenticator.fromFlag("bearer:" + file),
+            false,
+            scheduler,
+            executor,
+            () -> "{}",
+            tokens)) {
+      String hostPort = "127.0.0.1:" + server.port();
+      var heartbeat =
+          MesosHttpServerTest.executorCall(io.acceld.proto.mesos.v1.executor.Call.Type.HEARTBEAT);
+      MesosExecutorClient survivor =
+          MesosExecutorClient.of(hostPort, MediaType.JSON)
+              .withAuthorization("Bearer token-of-an-executor-not-yet-re-attached");
+      executor.recovering = true;
+      // Its token is not known until its record is read: 503 makes it retry, 401 would not.
+      assertThat(survivor.call(heartbeat).status()).isEqualTo(503);
+      executor.recovering = false;
+      assertThat(survivor.call(heartbeat).status()).isEqualTo(401);
+      assertThat(
+              MesosExecutorClient.of(hostPort, MediaType.JSON)
+                  .withAuthorization("Bearer executor-token")
+                  .call(heartbeat)
+                  .status())
+          .isEqualTo(202);
+      // The operator's bearer token works on the executor API; an executor's never on the
+      // scheduler API.
+      assertThat(
+              MesosExecutorClient.of(hostPort, MediaType.JSON)
+                  .withAuthorization("Bearer operator-token")
+                  .call(heartbeat)
+                  .status())
+          .isEqualTo(202);
+      assertThat(
+              MesosSchedulerClient.of(hostPort, MediaType.JSON)
+                  .withAuthorization("Bearer executor-token")
+                  .call(MesosHttpServerTest.teardownCall())
+                  .status())
+          .isEqualTo(401);
+    }
+  }
 }
