@@ -14,4 +14,4 @@ cp=$(./mvnw -B -q dependency:build-classpath -Dmdep.includeScope=test -Dmdep.out
 log=${ACCELD_BENCH_LOG:-/tmp/acceld-mesos-bench.log}
 "$java" ${ACCELD_BENCH_JVM_FLAGS:-} -Dacceld.nativeProbes=target/native-probes \
   -cp "target/test-classes:target/classes:$cp" io.acceld.bench.MesosBridgeHarness "$@" \
-  | tee "$log" | grep -v '^[0-9][0-9]:[0-9][0-9]:[0-9][0-9]\.' 
+  | tee "$log" | grep --line-buffered -v '^[0-9][0-9]:[0-9][0-9]:[0-9][0-9]\.' 

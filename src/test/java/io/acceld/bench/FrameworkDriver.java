@@ -125,6 +125,11 @@ final class FrameworkDriver implements AutoCloseable {
     }
   }
 
+  /** Takes {@code offer} out of the book: the caller is about to use it. */
+  void take(Offer offer) {
+    offers.remove(offer.getId());
+  }
+
   /** Outstanding offers right now, without pumping. */
   List<Offer> outstandingOffers() {
     return List.copyOf(offers.values());
@@ -148,6 +153,15 @@ final class FrameworkDriver implements AutoCloseable {
   /** ACCEPT {@code offers} launching {@code tasks}, declining what is left for no time at all. */
   void accept(List<Offer> offers, List<TaskInfo> tasks) throws IOException {
     expect202("ACCEPT", call(FrameworkDriverCalls.accept(id, offers, tasks, refuseNothing())));
+  }
+
+  /**
+   * DECLINE with Mesos's default filter (5 s): an offer of resources that cannot hold a task is
+   * handed back, and held back only while nothing more than it becomes free.
+   */
+  void decline(Offer offer) throws IOException {
+    take(offer);
+    expect202("DECLINE", call(FrameworkDriverCalls.decline(id, offer)));
   }
 
   void kill(String task) throws IOException {
@@ -201,6 +215,14 @@ final class FrameworkDriver implements AutoCloseable {
           .setFrameworkId(framework)
           .setType(Call.Type.ACCEPT)
           .setAccept(accept)
+          .build();
+    }
+
+    static Call decline(FrameworkID framework, Offer offer) {
+      return Call.newBuilder()
+          .setFrameworkId(framework)
+          .setType(Call.Type.DECLINE)
+          .setDecline(Call.Decline.newBuilder().addOfferIds(offer.getId()))
           .build();
     }
 

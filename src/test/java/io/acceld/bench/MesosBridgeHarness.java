@@ -170,9 +170,12 @@ public final class MesosBridgeHarness {
         for (Offer offer : fw.outstandingOffers()) {
           int fit = (int) Math.min(scalarOf(offer, "gpus"), scalarOf(offer, "cpus") / 0.1);
           if (fit < 1 || scalarOf(offer, "mem") < 32.0 * fit) {
+            // What is left of an offer after a launch: without a decline the framework would sit
+            // on the node's CPUs and memory, and GPUs alone are not offered (Mesos's minimum).
+            fw.decline(offer);
             continue;
           }
-          fw.takeOffer(scalarOf(offer, "gpus"));
+          fw.take(offer);
           List<TaskInfo> tasks = new ArrayList<>();
           for (int t = 0; t < fit; t++) {
             tasks.add(gpuTask("short-" + (++serial), offer, "exit 0"));
