@@ -1148,11 +1148,16 @@ public final class MesosMaster implements SchedulerEndpoint, AutoCloseable {
     if (!mayOffer.getAsBoolean()) {
       return;
     }
-    Availability availability = ledger.current();
-    Inventory inventory = availability.inventory();
-    boolean hasGpus = DeviceResources.hasGpus(inventory);
-    List<Attribute> attributes = NodeAttributes.of(inventory);
     synchronized (lock) {
+      // Read under the lock: an ACCEPT takes its offer out of the book and leases its devices in
+      // one
+      // critical section, so a view read before it would show those devices neither offered nor
+      // leased, and offer them again (seen as TASK_DROPPED "held by Mesos task" under sustained
+      // launches, BENCHMARKS.md).
+      Availability availability = ledger.current();
+      Inventory inventory = availability.inventory();
+      boolean hasGpus = DeviceResources.hasGpus(inventory);
+      List<Attribute> attributes = NodeAttributes.of(inventory);
       Set<String> offered = offers.offeredDevices();
       List<Device> free =
           inventory.devices().stream()
