@@ -918,7 +918,24 @@ public final class MesosMaster implements SchedulerEndpoint, AutoCloseable {
       }
     }
     if (failure.isEmpty()) {
-      launcher.launch(new Launch(info, agentInfo, p.executor(), p.tasks(), p.group()));
+      handOver(info, p);
+    }
+  }
+
+  /**
+   * Hands the tasks to the containers: a group as one launch under its executor; each task of a
+   * LAUNCH under the executor its own TaskInfo names, or the command executor when it names none (a
+   * LAUNCH may mix both, and each custom executor must get its own tasks).
+   */
+  private void handOver(FrameworkInfo info, Planned p) {
+    if (p.group()) {
+      launcher.launch(new Launch(info, agentInfo, p.executor(), p.tasks(), true));
+      return;
+    }
+    for (LaunchedTask t : p.tasks()) {
+      Optional<ExecutorInfo> executor =
+          t.task().hasExecutor() ? Optional.of(t.task().getExecutor()) : Optional.empty();
+      launcher.launch(new Launch(info, agentInfo, executor, List.of(t), false));
     }
   }
 
