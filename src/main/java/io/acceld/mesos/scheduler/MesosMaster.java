@@ -1043,11 +1043,13 @@ public final class MesosMaster implements SchedulerEndpoint, AutoCloseable {
     if (!mayOffer.getAsBoolean()) {
       return;
     }
-    Availability availability = ledger.current();
-    Inventory inventory = availability.inventory();
-    boolean hasGpus = DeviceResources.hasGpus(inventory);
-    List<Attribute> attributes = NodeAttributes.of(inventory);
     synchronized (lock) {
+      // Read under the lock: an ACCEPT leases under it, and an availability read before it would
+      // offer the devices that ACCEPT just leased.
+      Availability availability = ledger.current();
+      Inventory inventory = availability.inventory();
+      boolean hasGpus = DeviceResources.hasGpus(inventory);
+      List<Attribute> attributes = NodeAttributes.of(inventory);
       Set<String> offered = offers.offeredDevices();
       List<Device> free =
           inventory.devices().stream()
