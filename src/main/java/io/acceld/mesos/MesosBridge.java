@@ -7,6 +7,7 @@ import io.acceld.config.HostPort;
 import io.acceld.config.Settings;
 import io.acceld.ledger.DeviceLedger;
 import io.acceld.ledger.Holder;
+import io.acceld.mesos.executor.ContainerSettings;
 import io.acceld.mesos.executor.Containers;
 import io.acceld.mesos.http.Authenticator;
 import io.acceld.mesos.http.MesosHttpServer;
@@ -25,6 +26,7 @@ import java.util.Objects;
 import java.util.Optional;
 import java.util.Set;
 import java.util.function.BooleanSupplier;
+import java.util.function.UnaryOperator;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -112,9 +114,25 @@ public final class MesosBridge implements AutoCloseable {
       BooleanSupplier mayOffer,
       Clock clock)
       throws IOException {
+    return start(options, ledger, chooser, specs, mayOffer, clock, UnaryOperator.identity());
+  }
+
+  /**
+   * {@link #start} with the container timers {@code containerSettings} makes of Mesos's defaults:
+   * lets a conformance test see the executor HEARTBEAT, which Mesos sends only every 30 minutes.
+   */
+  static MesosBridge start(
+      Options options,
+      DeviceLedger ledger,
+      DeviceChooser chooser,
+      RuntimeSpecs specs,
+      BooleanSupplier mayOffer,
+      Clock clock,
+      UnaryOperator<ContainerSettings> containerSettings)
+      throws IOException {
     MesosBridge bridge = new MesosBridge();
     try {
-      bridge.startParts(options, ledger, chooser, specs, mayOffer, clock);
+      bridge.startParts(options, ledger, chooser, specs, mayOffer, clock, containerSettings);
       return bridge;
     } catch (IOException | RuntimeException e) {
       bridge.close();
@@ -128,7 +146,8 @@ public final class MesosBridge implements AutoCloseable {
       DeviceChooser chooser,
       RuntimeSpecs specs,
       BooleanSupplier mayOffer,
-      Clock clock)
+      Clock clock,
+      UnaryOperator<ContainerSettings> containerSettings)
       throws IOException {
     Path dir = options.stateDir().resolve("mesos");
     book = keep(TaskBook.open(dir, ledger, clock, options.statusUpdateRetry()));
@@ -145,7 +164,13 @@ public final class MesosBridge implements AutoCloseable {
                 endpoints));
     HostPort advertised = advertised(options.address(), server.port(), options.hostname());
     containers =
-        keep(Containers.open(dir, advertised, book, options.executorRegistrationTimeout(), clock));
+        keep(
+            Containers.open(
+                dir,
+                containerSettings.apply(
+                    ContainerSettings.defaults(advertised, options.executorRegistrationTimeout())),
+                book,
+                clock));
     Set<Holder.MesosTask> known = containers.recover();
     master =
         keep(

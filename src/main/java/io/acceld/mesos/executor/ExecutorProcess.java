@@ -68,6 +68,10 @@ final class ExecutorProcess {
   @GuardedBy("this")
   private State state = State.LAUNCHING;
 
+  /** Whether it ever subscribed: a TERMINATING executor that did may still report its tasks. */
+  @GuardedBy("this")
+  private boolean subscribedOnce;
+
   @GuardedBy("this")
   private Ending ending = Ending.EXITED;
 
@@ -286,6 +290,7 @@ final class ExecutorProcess {
       previous = stream;
       stream = opened;
       state = State.SUBSCRIBED;
+      subscribedOnce = true;
       if (registrationTimer != null) {
         registrationTimer.cancel(false);
         registrationTimer = null;
@@ -358,8 +363,13 @@ final class ExecutorProcess {
     }
   }
 
-  synchronized boolean isSubscribed() {
-    return state == State.SUBSCRIBED;
+  /**
+   * Whether it may send UPDATE and MESSAGE calls: once subscribed, and still while it shuts down,
+   * since the TASK_KILLED updates that SHUTDOWN asks for come then. Mesos refuses (403) only an
+   * executor that is still registering.
+   */
+  synchronized boolean acceptsCalls() {
+    return state == State.SUBSCRIBED || (state == State.TERMINATING && subscribedOnce);
   }
 
   /**

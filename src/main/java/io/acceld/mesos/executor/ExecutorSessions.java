@@ -121,7 +121,7 @@ final class ExecutorSessions implements ExecutorEndpoint {
     if (call.getType() != Call.Type.UPDATE && call.getType() != Call.Type.MESSAGE) {
       return Reply.failure(501, "Unsupported executor call type " + call.getType());
     }
-    if (!executor.isSubscribed()) {
+    if (!executor.acceptsCalls()) {
       return Reply.failure(403, "Executor is not subscribed");
     }
     if (call.getType() == Call.Type.MESSAGE) {

@@ -1020,7 +1020,7 @@ public final class MesosMaster implements SchedulerEndpoint, AutoCloseable {
       }
     }
     if (failure.isEmpty()) {
-      launcher.launch(new Launch(info, agentInfo, p.executor(), p.tasks(), p.group()));
+      handOver(info, p);
     }
     Map<Holder.MesosTask, Optional<KillPolicy>> kills = new HashMap<>();
     synchronized (lock) {
@@ -1036,6 +1036,23 @@ public final class MesosMaster implements SchedulerEndpoint, AutoCloseable {
     kills.forEach(
         (key, policy) ->
             launcher.kill(id, TaskID.newBuilder().setValue(key.taskId()).build(), policy));
+  }
+
+  /**
+   * Hands the tasks to the containers: a group as one launch under its executor; each task of a
+   * LAUNCH under the executor its own TaskInfo names, or the command executor when it names none (a
+   * LAUNCH may mix both, and each custom executor must get its own tasks).
+   */
+  private void handOver(FrameworkInfo info, Planned p) {
+    if (p.group()) {
+      launcher.launch(new Launch(info, agentInfo, p.executor(), p.tasks(), true));
+      return;
+    }
+    for (LaunchedTask t : p.tasks()) {
+      Optional<ExecutorInfo> executor =
+          t.task().hasExecutor() ? Optional.of(t.task().getExecutor()) : Optional.empty();
+      launcher.launch(new Launch(info, agentInfo, executor, List.of(t), false));
+    }
   }
 
   /** A command task runs under the command executor, whose ID is the task's (as in Mesos). */
@@ -1149,11 +1166,8 @@ public final class MesosMaster implements SchedulerEndpoint, AutoCloseable {
       return;
     }
     synchronized (lock) {
-      // Read under the lock: an ACCEPT takes its offer out of the book and leases its devices in
-      // one
-      // critical section, so a view read before it would show those devices neither offered nor
-      // leased, and offer them again (seen as TASK_DROPPED "held by Mesos task" under sustained
-      // launches, BENCHMARKS.md).
+      // Read under the lock: an ACCEPT leases under it, and an availability read before it would
+      // offer the devices that ACCEPT just leased.
       Availability availability = ledger.current();
       Inventory inventory = availability.inventory();
       boolean hasGpus = DeviceResources.hasGpus(inventory);

@@ -315,6 +315,23 @@ class CustomExecutorsTest {
   }
 
   @Test
+  void anExecutorShuttingDownMayStillReportItsTasksKilled() throws IOException {
+    open();
+    containers.launch(executorLaunch(waitingExecutor(), NO_DEVICES, executorTask("t-1")));
+    RecordingEventStream stream = subscribe();
+    containers.shutdownExecutor(FRAMEWORK, EXECUTOR_ID);
+    stream.await(Event.Type.SHUTDOWN);
+    TaskStatus killed = executorStatus("t-1", TaskState.TASK_KILLED).build();
+
+    Reply reply = containers.handle(update(killed));
+
+    assertThat(reply).isEqualTo(Reply.accepted());
+    assertThat(sink.statusesOf("t-1")).contains(killed);
+    assertThat(stream.await(Event.Type.ACKNOWLEDGED).getAcknowledged().getUuid())
+        .isEqualTo(killed.getUuid());
+  }
+
+  @Test
   void anExecutorThatExitsFailsItsUnfinishedTasks() throws IOException {
     open();
     containers.launch(

@@ -238,6 +238,36 @@ class AcceptTest {
   }
 
   @Test
+  void aLaunchHandsEachTaskToTheExecutorItsTaskInfoNamesAndCommandTasksToNone() throws Exception {
+    start();
+    Scheduler s = m.subscribe(gpuFramework());
+    Offer offer = m.nextOffer(s);
+    ExecutorInfo custom =
+        ExecutorInfo.newBuilder()
+            .setExecutorId(ExecutorID.newBuilder().setValue("custom-exec"))
+            .setCommand(io.acceld.proto.mesos.v1.CommandInfo.newBuilder().setValue("my-executor"))
+            .build();
+
+    m.call(
+        s,
+        accept(offer, m.task("custom", 1).clearCommand().setExecutor(custom), m.task("plain", 1)));
+
+    Eventually.await("both launched", () -> m.launcher.launches.size() == 2);
+    assertThat(m.launcher.launches)
+        .allSatisfy(l -> assertThat(l.group()).isFalse())
+        .allSatisfy(l -> assertThat(l.tasks()).hasSize(1));
+    Launch customLaunch =
+        m.launcher.launches.stream()
+            .filter(l -> l.tasks().get(0).task().getTaskId().getValue().equals("custom"))
+            .findFirst()
+            .orElseThrow();
+    assertThat(customLaunch.executor()).contains(custom);
+    Launch plainLaunch =
+        m.launcher.launches.stream().filter(l -> l != customLaunch).findFirst().orElseThrow();
+    assertThat(plainLaunch.executor()).isEmpty();
+  }
+
+  @Test
   void aTaskGroupLaunchesAsOneWithDistinctDevices() throws Exception {
     start();
     Scheduler s = m.subscribe(gpuFramework());

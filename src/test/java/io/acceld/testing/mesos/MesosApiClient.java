@@ -80,8 +80,14 @@ public class MesosApiClient<C extends Message, E extends Message> {
 
   /** SUBSCRIBE: {@code Accept} is this client's codec unless {@code extra} says otherwise. */
   public MesosEventStream<E> subscribe(C call, Map<String, String> extra) throws IOException {
+    return subscribe(call, Optional.of(codec.value()), extra);
+  }
+
+  /** SUBSCRIBE with the given {@code Accept} header, or none when empty (as some clients send). */
+  public MesosEventStream<E> subscribe(C call, Optional<String> accept, Map<String, String> extra)
+      throws IOException {
     Map<String, String> all = new LinkedHashMap<>();
-    all.put("Accept", codec.value());
+    accept.ifPresent(a -> all.put("Accept", a));
     all.putAll(extra);
     HttpResponse<InputStream> response =
         send(

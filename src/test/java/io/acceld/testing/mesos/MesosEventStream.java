@@ -104,6 +104,22 @@ public final class MesosEventStream<E extends Message> implements AutoCloseable 
     }
   }
 
+  /**
+   * The next event in order, waiting as long as it takes, or empty once the server has ended the
+   * stream and every event was read: for a program (an executor) rather than a test.
+   */
+  public Optional<E> take() throws InterruptedException {
+    while (true) {
+      E event = events.poll(100, TimeUnit.MILLISECONDS);
+      if (event != null) {
+        return Optional.of(event);
+      }
+      if (ended.getCount() == 0 && events.isEmpty()) {
+        return Optional.empty();
+      }
+    }
+  }
+
   /** The next event of {@code type}, skipping others, failing after {@code timeout}. */
   public E awaitEvent(Enum<?> type, Duration timeout) {
     long deadline = System.nanoTime() + timeout.toNanos();
