@@ -73,16 +73,29 @@ class BadRequestSoakIT {
         try {
           soak(node.mesosPort(), channel, WARM_UP);
           Footprint before = Footprint.now();
+          java.util.Map<String, Long> threadsBefore = threadGroups();
           long started = System.nanoTime();
           soak(node.mesosPort(), channel, REQUESTS);
           long seconds = TimeUnit.NANOSECONDS.toSeconds(System.nanoTime() - started);
           System.out.printf(
               "soak: %d bad HTTP and %d bad gRPC requests in %d s; before %s%n",
               REQUESTS, REQUESTS, seconds, before);
-          Eventually.await(
-              "threads and descriptors back within tolerance of " + before,
-              Duration.ofSeconds(30),
-              () -> Footprint.now().withinOf(before));
+          try {
+            Eventually.await(
+                "threads and descriptors back within tolerance of " + before,
+                Duration.ofSeconds(30),
+                () -> Footprint.now().withinOf(before));
+          } catch (AssertionError e) {
+            throw new AssertionError(
+                e.getMessage()
+                    + "; now "
+                    + Footprint.now()
+                    + "; threads by name before "
+                    + threadsBefore
+                    + ", after "
+                    + threadGroups(),
+                e);
+          }
           Footprint after = Footprint.now();
           System.out.printf("soak: after %s%n", after);
           assertThat(after.heapBytes())
@@ -101,14 +114,29 @@ class BadRequestSoakIT {
     }
   }
 
-  /** Heap after GC, live threads, open descriptors of this JVM (the agent runs in it). */
+  /** Live threads counted by name without their trailing number, to say which pool grew. */
+  private static java.util.Map<String, Long> threadGroups() {
+    return Thread.getAllStackTraces().keySet().stream()
+        .filter(Thread::isAlive)
+        .collect(
+            java.util.stream.Collectors.groupingBy(
+                t -> t.getName().replaceAll("[0-9]+$", ""),
+                java.util.TreeMap::new,
+                java.util.stream.Collectors.counting()));
+  }
+
+  /** Heap after GC, live Java threads, open descriptors of this JVM (the agent runs in it). */
   record Footprint(long heapBytes, int threads, long descriptors) {
     static Footprint now() {
+      // Java threads only: the JVM's own thread count includes JIT compiler threads, which it
+      // adds under load and retires at its leisure. Counted before the GCs below, which run
+      // reference processing that may briefly start threads of its own.
+      int threads =
+          (int) Thread.getAllStackTraces().keySet().stream().filter(Thread::isAlive).count();
       for (int i = 0; i < 3; i++) {
         System.gc();
       }
       long heap = ManagementFactory.getMemoryMXBean().getHeapMemoryUsage().getUsed();
-      int threads = ManagementFactory.getThreadMXBean().getThreadCount();
       long fds;
       try (Stream<Path> open = Files.list(Path.of("/proc/self/fd"))) {
         fds = open.count();
@@ -213,6 +241,10 @@ class BadRequestSoakIT {
       {0x0a, 0x7f, 0x01},
     };
     Semaphore inFlight = new Semaphore(IN_FLIGHT);
+    // The client's callbacks on a small fixed pool: gRPC's default executor is a cached pool
+    // that would grow with this client's load and keep its threads for a minute, which is this
+    // test's client, not the agent, holding threads.
+    ExecutorService callbacks = Executors.newFixedThreadPool(2);
     AtomicInteger accepted = new AtomicInteger();
     for (int i = 0; i < count; i++) {
       inFlight.acquire();
@@ -221,7 +253,9 @@ class BadRequestSoakIT {
           ClientCalls.futureUnaryCall(
               channel.newCall(
                   METHODS.get(kind % METHODS.size()),
-                  CallOptions.DEFAULT.withDeadlineAfter(30, TimeUnit.SECONDS)),
+                  CallOptions.DEFAULT
+                      .withDeadlineAfter(30, TimeUnit.SECONDS)
+                      .withExecutor(callbacks)),
               requests[kind]);
       future.addListener(
           () -> {
@@ -237,6 +271,7 @@ class BadRequestSoakIT {
           Runnable::run);
     }
     inFlight.acquire(IN_FLIGHT);
+    callbacks.shutdown();
     assertThat(accepted.get()).as("bad gRPC requests that were answered OK").isZero();
     return null;
   }
