@@ -24,6 +24,11 @@ import java.util.Properties;
  *       Mesos clients send a handful of short headers.
  *   <li>{@code sun.net.httpserver.idleInterval=30} (seconds), the default, written down: idle
  *       keep-alive connections are closed after it.
+ *   <li>{@code sun.net.httpserver.nodelay=true}: the server writes a response's headers and its
+ *       body separately, and with Nagle's algorithm on, the body waits for the client's delayed ACK
+ *       of the headers: about 40 ms per call on a kept-alive connection, which is how Mesos clients
+ *       call (found by {@code MesosHttpFuzzIT}: 2,000 calls on one connection took 97 s, under 20 s
+ *       without Nagle).
  * </ul>
  */
 public final class JdkHttpServerProperties {
@@ -32,7 +37,8 @@ public final class JdkHttpServerProperties {
           "sun.net.httpserver.maxReqTime", "10",
           "sun.net.httpserver.maxReqHeaderSize", "65536",
           "sun.net.httpserver.maxReqHeaders", "100",
-          "sun.net.httpserver.idleInterval", "30");
+          "sun.net.httpserver.idleInterval", "30",
+          "sun.net.httpserver.nodelay", "true");
 
   private JdkHttpServerProperties() {}
 

@@ -333,9 +333,12 @@ public final class MesosJson {
       if (node.isIntegralNumber()) {
         value = node.bigIntegerValue();
       } else if (node.isNumber()) {
-        value = node.decimalValue().toBigIntegerExact();
+        if (!Double.isFinite(node.doubleValue())) {
+          throw outOfRange(node.asText(), field);
+        }
+        value = exactInteger(node.decimalValue(), field);
       } else if (node.isTextual() && DECIMAL.matcher(node.asText()).matches()) {
-        value = new BigDecimal(node.asText()).toBigIntegerExact();
+        value = exactInteger(new BigDecimal(node.asText()), field);
       } else {
         throw notExpecting(node, field);
       }
@@ -344,10 +347,34 @@ public final class MesosJson {
           "Failed to convert " + node + " to an integer for field '" + field.getName() + "'");
     }
     if (value.compareTo(min) < 0 || value.compareTo(max) > 0) {
-      throw new MesosJsonException(
-          "Value " + value + " is out of range for field '" + field.getName() + "'");
+      throw outOfRange(value.toString(), field);
     }
     return value;
+  }
+
+  /**
+   * {@code decimal} as an integer, checking its size first: {@link BigDecimal#toBigIntegerExact}
+   * would compute ten to the exponent, minutes of CPU for a client's {@code "1e999999999"}.
+   */
+  private static BigInteger exactInteger(BigDecimal decimal, FieldDescriptor field)
+      throws MesosJsonException {
+    BigDecimal stripped = decimal.stripTrailingZeros();
+    if (stripped.signum() == 0) {
+      return BigInteger.ZERO;
+    }
+    if (stripped.scale() > 0) {
+      throw new ArithmeticException("not an integer"); // a fraction, reported as such by the caller
+    }
+    // every integer field fits in 20 decimal digits
+    if (stripped.precision() - stripped.scale() > 20) {
+      throw outOfRange(decimal.toString(), field);
+    }
+    return stripped.toBigIntegerExact();
+  }
+
+  private static MesosJsonException outOfRange(String value, FieldDescriptor field) {
+    return new MesosJsonException(
+        "Value " + value + " is out of range for field '" + field.getName() + "'");
   }
 
   private static double floating(FieldDescriptor field, JsonNode node) throws MesosJsonException {

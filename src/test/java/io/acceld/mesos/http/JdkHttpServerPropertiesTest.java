@@ -17,4 +17,11 @@ class JdkHttpServerPropertiesTest {
     assertThat(properties.getProperty("sun.net.httpserver.maxReqHeaders")).isEqualTo("7");
     assertThat(properties.getProperty("sun.net.httpserver.maxReqTime")).isEqualTo("10");
   }
+
+  @Test
+  void turnsNaglesAlgorithmOffSoThatAKeptAliveCallIsNotHeldForTheDelayedAck() {
+    Properties properties = new Properties();
+    JdkHttpServerProperties.install(properties);
+    assertThat(properties.getProperty("sun.net.httpserver.nodelay")).isEqualTo("true");
+  }
 }
