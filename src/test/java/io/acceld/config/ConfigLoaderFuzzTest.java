@@ -11,7 +11,6 @@ import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.Random;
-import org.junit.jupiter.api.Disabled;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -112,10 +111,6 @@ class ConfigLoaderFuzzTest {
   }
 
   @Test
-  @Disabled(
-      "issue 10 defect 8: a huge duration, a NUL or newline in a string setting, non-UTF-8 bytes"
-          + " and a 10 MB file escape or take long; fixed in config/ on another worker's branch"
-          + " (hardening). Enable once merged.")
   void knownHostileValuesAreRefusedNamingTheSetting() throws Exception {
     Random random = new Random(SEED + 2);
     Path file = dir.resolve("acceld.yaml");

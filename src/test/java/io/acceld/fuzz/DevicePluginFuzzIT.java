@@ -23,7 +23,6 @@ import java.util.Set;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
-import org.junit.jupiter.api.Disabled;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.io.TempDir;
@@ -95,10 +94,6 @@ class DevicePluginFuzzIT {
 
   @Test
   @Timeout(60)
-  @Disabled(
-      "issue 10 defect 6: malformed protobuf is answered UNKNOWN (\"Application error processing"
-          + " RPC\") with a logged stack trace; the fix is in kubelet/ on another worker's branch."
-          + " Enable once merged.")
   void malformedMessagesAreInvalidArgument() {
     Random random = new Random(SEED + 1);
     for (int i = 0; i < 1_500; i++) {
