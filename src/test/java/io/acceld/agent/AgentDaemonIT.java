@@ -11,6 +11,7 @@ import io.acceld.config.ConfigLoader;
 import io.acceld.nvml.NvmlEventType;
 import io.acceld.simulate.FixtureNode;
 import io.acceld.simulate.Fixtures;
+import io.acceld.testing.DaemonFlags;
 import io.acceld.testing.NotifyReceiver;
 import io.acceld.testing.NvmlDouble;
 import io.acceld.testing.kubelet.KubeletDouble;
@@ -47,15 +48,7 @@ class AgentDaemonIT {
    */
   private Map<String, String> flags(
       FixtureNode node, NvmlDouble nvml, KubeletDouble kubelet, Map<String, String> more) {
-    Map<String, String> flags = new java.util.HashMap<>();
-    flags.put("sysfs-root", node.tree().sysfsRoot().toString());
-    flags.put("dev-root", node.tree().devRoot().toString());
-    flags.put("proc-root", node.tree().procRoot().toString());
-    flags.put("nvml-library", nvml.libraryPath().toString());
-    flags.put("device-plugin-dir", kubelet.deviceDir().toString());
-    flags.put("pod-resources-socket", root.resolve("none.sock").toString());
-    flags.put("state-dir", root.resolve("state").toString());
-    flags.put("metrics-address", "127.0.0.1:0");
+    Map<String, String> flags = DaemonFlags.onFixture(root, node, nvml, kubelet);
     flags.putAll(more);
     return flags;
   }

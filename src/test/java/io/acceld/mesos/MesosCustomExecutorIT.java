@@ -28,6 +28,7 @@ import io.acceld.proto.mesos.v1.scheduler.Call;
 import io.acceld.proto.mesos.v1.scheduler.Event;
 import io.acceld.simulate.FixtureNode;
 import io.acceld.simulate.Fixtures;
+import io.acceld.testing.DaemonFlags;
 import io.acceld.testing.Eventually;
 import io.acceld.testing.NvmlDouble;
 import io.acceld.testing.kubelet.DeviceState;
@@ -67,18 +68,7 @@ class MesosCustomExecutorIT {
   private AgentDaemon start(KubeletDouble kubelet) throws Exception {
     FixtureNode node = Fixtures.eightGpuNode(root.resolve("node"));
     NvmlDouble nvml = NvmlDouble.create(root.resolve("nvml"), node.nvmlScenario());
-    Map<String, String> flags = new HashMap<>();
-    flags.put("sysfs-root", node.tree().sysfsRoot().toString());
-    flags.put("dev-root", node.tree().devRoot().toString());
-    flags.put("proc-root", node.tree().procRoot().toString());
-    flags.put("nvml-library", nvml.libraryPath().toString());
-    flags.put("device-plugin-dir", kubelet.deviceDir().toString());
-    flags.put("pod-resources-socket", root.resolve("none.sock").toString());
-    flags.put("state-dir", root.resolve("state").toString());
-    flags.put("metrics-address", "127.0.0.1:0");
-    flags.put("mesos-address", "127.0.0.1:0");
-    flags.put("mesos-heartbeat", "1s");
-    flags.put("mesos-reserve", "cpus:0;mem:0;disk:0");
+    Map<String, String> flags = DaemonFlags.withMesos(root, node, nvml, kubelet, "1s");
     AgentDaemon daemon = AgentDaemon.start(ConfigLoader.load(flags, Map.of(), Optional.empty()));
     kubelet.awaitRegistered(GPU, WAIT);
     return daemon;
