@@ -9,6 +9,7 @@ import io.acceld.mesos.http.Reply;
 import io.acceld.mesos.tasks.Launch;
 import io.acceld.mesos.tasks.LaunchedTask;
 import io.acceld.mesos.tasks.StatusSink;
+import io.acceld.mesos.tasks.TaskBook;
 import io.acceld.mesos.tasks.TaskLauncher;
 import io.acceld.proto.mesos.v1.AgentInfo;
 import io.acceld.proto.mesos.v1.ExecutorID;
@@ -16,6 +17,8 @@ import io.acceld.proto.mesos.v1.ExecutorInfo;
 import io.acceld.proto.mesos.v1.FrameworkID;
 import io.acceld.proto.mesos.v1.FrameworkInfo;
 import io.acceld.proto.mesos.v1.KillPolicy;
+import io.acceld.proto.mesos.v1.Label;
+import io.acceld.proto.mesos.v1.Labels;
 import io.acceld.proto.mesos.v1.TaskID;
 import io.acceld.proto.mesos.v1.TaskInfo;
 import io.acceld.proto.mesos.v1.TaskState;
@@ -264,7 +267,7 @@ public final class Containers
     }
     ExecutorInfo info = launch.executor().get();
     ExecutorKey key = ExecutorKey.of(framework.getId(), info.getExecutorId());
-    List<TaskInfo> tasks = launch.tasks().stream().map(LaunchedTask::task).toList();
+    List<TaskInfo> tasks = launch.tasks().stream().map(Containers::namingItsDevices).toList();
     ExecutorProcess executor;
     boolean fresh = false;
     synchronized (lock) {
@@ -478,6 +481,26 @@ public final class Containers
     synchronized (lock) {
       executors.remove(key, ended);
     }
+  }
+
+  /**
+   * The task as its executor gets it in LAUNCH: labelled {@code acceld.io/devices} with the devices
+   * it was given. An executor's own environment names only the devices of the launch that spawned
+   * it, so one that runs several tasks learns each task's devices from this label.
+   */
+  static TaskInfo namingItsDevices(LaunchedTask launched) {
+    TaskInfo task = launched.task();
+    Labels.Builder labels = Labels.newBuilder();
+    for (Label l : task.getLabels().getLabelsList()) {
+      if (!l.getKey().equals(TaskBook.DEVICES_LABEL)) {
+        labels.addLabels(l);
+      }
+    }
+    labels.addLabels(
+        Label.newBuilder()
+            .setKey(TaskBook.DEVICES_LABEL)
+            .setValue(String.join(",", launched.deviceIds())));
+    return task.toBuilder().setLabels(labels).build();
   }
 
   private static String newContainerId() {

@@ -138,6 +138,29 @@ class CustomExecutorsTest {
   }
 
   @Test
+  void eachLaunchNamesItsTasksDevicesWhateverTheClientLabelledIt() {
+    io.acceld.proto.mesos.v1.TaskInfo task =
+        executorTask("t-9").toBuilder()
+            .setLabels(
+                io.acceld.proto.mesos.v1.Labels.newBuilder()
+                    .addLabels(
+                        io.acceld.proto.mesos.v1.Label.newBuilder().setKey("team").setValue("ml"))
+                    .addLabels(
+                        io.acceld.proto.mesos.v1.Label.newBuilder()
+                            .setKey("acceld.io/devices")
+                            .setValue("GPU-forged")))
+            .build();
+
+    io.acceld.proto.mesos.v1.TaskInfo delivered =
+        Containers.namingItsDevices(
+            new io.acceld.mesos.tasks.LaunchedTask(task, List.of("GPU-a", "GPU-b"), NO_DEVICES));
+
+    assertThat(delivered.getLabels().getLabelsList())
+        .extracting(l -> l.getKey() + "=" + l.getValue())
+        .containsExactly("team=ml", "acceld.io/devices=GPU-a,GPU-b");
+  }
+
+  @Test
   void aTaskGroupIsDeliveredAsOneLaunchGroup() throws IOException {
     open();
     Launch group =
