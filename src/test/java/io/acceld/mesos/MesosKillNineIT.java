@@ -21,6 +21,7 @@ import io.acceld.proto.mesos.v1.scheduler.Event;
 import io.acceld.testing.kubelet.DeviceState;
 import io.acceld.testing.kubelet.KubeletDouble;
 import io.acceld.testing.mesos.MesosEventStream;
+import io.acceld.testing.mesos.MesosResponse;
 import io.acceld.testing.mesos.MesosSchedulerClient;
 import java.io.IOException;
 import java.net.ServerSocket;
@@ -116,29 +117,28 @@ class MesosKillNineIT {
     }
   }
 
-  private static Framework subscribeTo(int port, FrameworkInfo info, Optional<FrameworkID> id)
+  /** Subscribes once the bridge answers: the agent process may still be starting. */
+  private static Framework subscribeTo(
+      KubeletDouble kubelet, int port, FrameworkInfo info, Optional<FrameworkID> id)
       throws Exception {
     MesosSchedulerClient client = MesosSchedulerClient.of("127.0.0.1:" + port, MediaType.JSON);
-    long deadline = System.nanoTime() + WAIT.toNanos();
-    while (true) {
-      try {
-        MesosEventStream<Event> events = client.subscribe(subscribe(info, id));
-        if (events.status() == 200) {
-          Event first = events.nextEvent(WAIT);
-          assertThat(first.getType()).isEqualTo(Event.Type.SUBSCRIBED);
-          return new Framework(
-              client, events, first.getSubscribed().getFrameworkId(), events.streamId().get());
-        }
-        events.close();
-      } catch (IOException notYetListening) {
-        // the agent is still starting
-      }
-      assertThat(System.nanoTime())
-          .as("the bridge answered SUBSCRIBE in time")
-          .isLessThan(deadline);
-      Thread.onSpinWait();
-      TimeUnit.MILLISECONDS.sleep(100); // polling a process that is starting: nothing to await
-    }
+    kubelet.awaitCondition(
+        "the bridge on port " + port + " has recovered and answers SUBSCRIBE",
+        () -> {
+          try {
+            MesosResponse state = client.request("GET", "/state");
+            return state.status() == 200 && !state.body().contains("\"recovering\":true");
+          } catch (IOException notYetListening) {
+            return false;
+          }
+        },
+        WAIT);
+    MesosEventStream<Event> events = client.subscribe(subscribe(info, id));
+    assertThat(events.status()).as(events.errorBody()).isEqualTo(200);
+    Event first = events.nextEvent(WAIT);
+    assertThat(first.getType()).isEqualTo(Event.Type.SUBSCRIBED);
+    return new Framework(
+        client, events, first.getSubscribed().getFrameworkId(), events.streamId().get());
   }
 
   private static String deviceOf(TaskStatus status) {
@@ -160,7 +160,7 @@ class MesosKillNineIT {
     FrameworkInfo info = framework("kill-nine", true).toBuilder().setFailoverTimeout(600).build();
     try (KubeletDouble kubelet = KubeletDouble.start(dir.resolve("kubelet/device-plugins"))) {
       Process first = startAgent(kubelet, port, 1);
-      Framework fw = subscribeTo(port, info, Optional.empty());
+      Framework fw = subscribeTo(kubelet, port, info, Optional.empty());
       Offer offer = fw.events().awaitEvent(Event.Type.OFFERS, WAIT).getOffers().getOffers(0);
       Map<String, Path> pidFiles =
           Map.of("survivor", dir.resolve("survivor.pid"), "victim", dir.resolve("victim.pid"));
@@ -197,7 +197,7 @@ class MesosKillNineIT {
       victim.onExit().get(10, TimeUnit.SECONDS);
 
       startAgent(kubelet, port, 2);
-      Framework again = subscribeTo(port, info, Optional.of(fw.id()));
+      Framework again = subscribeTo(kubelet, port, info, Optional.of(fw.id()));
       assertThat(again.id()).isEqualTo(fw.id());
       Map<String, TaskStatus> reported =
           again.await(
