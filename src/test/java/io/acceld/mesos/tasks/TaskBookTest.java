@@ -158,11 +158,24 @@ class TaskBookTest {
     long starting = forwarder.count(TaskState.TASK_STARTING);
     assertThat(book.acknowledge(FW, id("t1"), status("t1", TaskState.TASK_RUNNING, 2).getUuid()))
         .isTrue();
-    int after = forwarder.forwarded.size();
-    // Nothing is outstanding: no resend within several retry intervals (awaited as "stays so").
-    Thread.sleep(RETRY.multipliedBy(4).toMillis());
-    assertThat(forwarder.forwarded).hasSize(after);
-    assertThat(forwarder.count(TaskState.TASK_STARTING)).isEqualTo(starting);
+    long t1Sent = forwarder.forwarded.stream().filter(s -> s.getTaskId().equals(id("t1"))).count();
+    // Nothing of t1 is outstanding. A second task's unacknowledged head, resent on the same
+    // timers, shows several retry intervals passing; t1 must not be resent meanwhile.
+    launch(framework(), "t2", GPU1);
+    book.update(FW, status("t2", TaskState.TASK_STARTING, 3));
+    Eventually.await(
+        "t2's head resent three times",
+        () ->
+            forwarder.forwarded.stream().filter(s -> s.getTaskId().equals(id("t2"))).count() >= 4);
+    assertThat(forwarder.forwarded.stream().filter(s -> s.getTaskId().equals(id("t1"))).count())
+        .as("t1, fully acknowledged, is never resent")
+        .isEqualTo(t1Sent);
+    assertThat(
+            forwarder.forwarded.stream()
+                .filter(s -> s.getTaskId().equals(id("t1")))
+                .filter(s -> s.getState() == TaskState.TASK_STARTING)
+                .count())
+        .isEqualTo(starting);
   }
 
   @Test
