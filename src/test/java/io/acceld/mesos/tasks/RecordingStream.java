@@ -1,76 +1,32 @@
 package io.acceld.mesos.tasks;
 
-import com.google.protobuf.Message;
-import io.acceld.mesos.http.EventStream;
 import io.acceld.proto.mesos.v1.scheduler.Event;
+import io.acceld.testing.mesos.RecordedStream;
 import java.time.Duration;
-import java.util.ArrayList;
 import java.util.List;
-import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.TimeUnit;
 import java.util.function.Predicate;
 
 /**
- * An {@link EventStream} as the HTTP layer's behaves towards the endpoint: {@code send} never
- * blocks and is refused once closed; {@code onClose} listeners run once, at once if already closed;
- * {@link #hangUp} is the client going away. Keeps what was sent for the test to read.
+ * A scheduler's event stream as the HTTP layer holds it ({@link RecordedStream}), read in order as
+ * a client reads it; {@link #hangUp} is the client going away.
  */
-public final class RecordingStream implements EventStream {
+public final class RecordingStream extends RecordedStream<Event> {
   private final LinkedBlockingQueue<Event> unread = new LinkedBlockingQueue<>();
-  private final List<Event> all = new CopyOnWriteArrayList<>();
-  private final List<Runnable> listeners = new ArrayList<>();
-  private boolean open = true;
 
-  @Override
-  public boolean send(Message event) {
-    synchronized (this) {
-      if (!open) {
-        return false;
-      }
-    }
-    Event e = (Event) event;
-    all.add(e);
-    unread.add(e);
-    return true;
+  public RecordingStream() {
+    super(Event.class);
   }
 
   @Override
-  public void close() {
-    List<Runnable> run;
-    synchronized (this) {
-      if (!open) {
-        return;
-      }
-      open = false;
-      run = List.copyOf(listeners);
-      listeners.clear();
-    }
-    run.forEach(Runnable::run);
+  protected void onSent(Event event) {
+    unread.add(event);
   }
 
   /** The client hangs up: to the endpoint, the same as the stream ending. */
   public void hangUp() {
     close();
-  }
-
-  @Override
-  public synchronized boolean isOpen() {
-    return open;
-  }
-
-  @Override
-  public void onClose(Runnable listener) {
-    boolean now;
-    synchronized (this) {
-      now = !open;
-      if (!now) {
-        listeners.add(listener);
-      }
-    }
-    if (now) {
-      listener.run();
-    }
   }
 
   /** The next event not yet read, waiting up to 10 s. */
@@ -125,10 +81,10 @@ public final class RecordingStream implements EventStream {
   }
 
   public List<Event> all() {
-    return List.copyOf(all);
+    return List.copyOf(sent());
   }
 
   public List<Event.Type> types() {
-    return all.stream().map(Event::getType).toList();
+    return sent().stream().map(Event::getType).toList();
   }
 }
