@@ -10,12 +10,11 @@ import io.acceld.inventory.DeviceJson;
 import io.acceld.ledger.Availability;
 import io.acceld.ledger.Lease;
 import io.acceld.ledger.LeaseCheckpoint;
+import io.acceld.metrics.AgentEndpointClient;
 import io.acceld.util.OperatorError;
 import java.io.IOException;
 import java.net.URI;
 import java.net.URISyntaxException;
-import java.net.http.HttpClient;
-import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
 import java.time.Duration;
 import java.util.List;
@@ -34,7 +33,8 @@ import picocli.CommandLine.Option;
 final class DevicesCommand extends AgentCommand {
   /**
    * The settings a local listing reads (where the node's files are, NVML, the last checkpoint's
-   * holders, logging); with {@code --agent} none of them is used. Env and file still set the rest.
+   * holders, logging), and the two {@code --agent} reads to reach an agent that requires a token or
+   * serves HTTPS (the same values the agent runs with, so the node's env or config file sets them).
    */
   static final List<Setting<?>> SETTINGS =
       List.of(
@@ -44,7 +44,9 @@ final class DevicesCommand extends AgentCommand {
           Settings.NVML_LIBRARY,
           Settings.STATE_DIR,
           Settings.LOG_LEVEL,
-          Settings.LOG_FORMAT);
+          Settings.LOG_FORMAT,
+          Settings.METRICS_AUTH,
+          Settings.METRICS_TLS_CERT);
 
   @Option(names = "--json", description = "Print a JSON array, one object per device.")
   boolean json;
@@ -54,8 +56,9 @@ final class DevicesCommand extends AgentCommand {
       paramLabel = "URL",
       description =
           "Ask a running agent (its metrics address, such as http://127.0.0.1:9445) instead of"
-              + " discovering: shows its live health, including XID and ECC marks. The node"
-              + " settings below are then not used.")
+              + " discovering: shows its live health, including XID and ECC marks. Sends the"
+              + " token of --metrics-auth and trusts the certificate of --metrics-tls-cert; the"
+              + " node settings are then not used.")
   String agent;
 
   DevicesCommand(CliContext context) {
@@ -66,7 +69,15 @@ final class DevicesCommand extends AgentCommand {
   public Integer call() throws Exception {
     List<Map<String, Object>> rows;
     if (agent != null) {
-      rows = fromAgent(agentUrl(agent));
+      URI url = agentUrl(agent);
+      try (Loaded loaded = load()) {
+        AgentConfig config = loaded.config();
+        rows =
+            fromAgent(
+                url,
+                clientFor(
+                    config.get(Settings.METRICS_AUTH), config.get(Settings.METRICS_TLS_CERT)));
+      }
     } else {
       try (Loaded loaded = load();
           NodeDiscovery discovery = NodeDiscovery.open(loaded.config())) {
@@ -121,15 +132,23 @@ final class DevicesCommand extends AgentCommand {
     return uri;
   }
 
-  private List<Map<String, Object>> fromAgent(URI base) throws Exception {
+  private static AgentEndpointClient clientFor(String auth, String certificate) {
+    try {
+      return AgentEndpointClient.fromSettings(auth, certificate);
+    } catch (IllegalArgumentException e) {
+      throw new ConfigException(e.getMessage());
+    }
+  }
+
+  private List<Map<String, Object>> fromAgent(URI base, AgentEndpointClient client)
+      throws Exception {
     URI uri = base.resolve("/devices");
-    HttpClient client = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(5)).build();
     HttpResponse<String> response;
     try {
       response =
-          client.send(
-              HttpRequest.newBuilder(uri).timeout(Duration.ofSeconds(10)).GET().build(),
-              HttpResponse.BodyHandlers.ofString());
+          client
+              .http()
+              .send(client.get(uri, Duration.ofSeconds(10)), HttpResponse.BodyHandlers.ofString());
     } catch (IOException e) {
       throw new OperatorError(
           OperatorError.Kind.AGENT_UNREACHABLE,
@@ -139,6 +158,16 @@ final class DevicesCommand extends AgentCommand {
               + e
               + "; is 'acceld run' up there? --agent takes its --metrics-address",
           e);
+    }
+    if (response.statusCode() == 401) {
+      throw new OperatorError(
+          OperatorError.Kind.AGENT_UNREACHABLE,
+          "the agent at "
+              + uri
+              + (client.sendsToken()
+                  ? " refused the token of --metrics-auth; is it the file the agent reads?"
+                  : " requires a token; set --metrics-auth bearer:FILE (or ACCELD_METRICS_AUTH)"
+                      + " as the agent has it"));
     }
     if (response.statusCode() != 200) {
       throw new OperatorError(

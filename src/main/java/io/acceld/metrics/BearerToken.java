@@ -66,6 +66,11 @@ final class BearerToken {
     }
   }
 
+  /** The {@code Authorization} header value a client sends to present this token. */
+  String authorization() {
+    return "Bearer " + new String(expected, StandardCharsets.UTF_8);
+  }
+
   /** Whether an {@code Authorization} header carries this token. */
   boolean admits(Optional<String> authorization) {
     if (authorization.isEmpty() || !authorization.get().regionMatches(true, 0, "Bearer ", 0, 7)) {

@@ -2,15 +2,14 @@ package io.acceld.metrics;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
-import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 import io.acceld.config.HostPort;
 import io.acceld.testing.LogCapture;
+import io.acceld.testing.SelfSignedCertificate;
 import io.micrometer.prometheusmetrics.PrometheusConfig;
 import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
 import java.io.ByteArrayOutputStream;
 import java.io.IOException;
-import java.io.InputStream;
 import java.net.Socket;
 import java.net.SocketTimeoutException;
 import java.net.URI;
@@ -21,14 +20,9 @@ import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.attribute.PosixFilePermissions;
-import java.security.KeyStore;
-import java.security.cert.CertificateFactory;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.concurrent.TimeUnit;
-import javax.net.ssl.SSLContext;
-import javax.net.ssl.TrustManagerFactory;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -179,12 +173,13 @@ class MetricsServerHostileIT {
   void tlsServesAllEndpointsFromCertManagerStylePemFiles() throws Exception {
     Path crt = dir.resolve("tls.crt");
     Path key = dir.resolve("tls.key");
-    selfSigned(crt, key, "-traditional");
+    SelfSignedCertificate.write(crt, key, "-traditional");
     start(
         MetricsAccess.fromSettings("", crt.toString(), key.toString()),
         HttpListener.Limits.DEFAULT);
 
-    HttpClient https = HttpClient.newBuilder().sslContext(trusting(crt)).build();
+    HttpClient https =
+        HttpClient.newBuilder().sslContext(SelfSignedCertificate.trusting(crt)).build();
     HttpResponse<String> healthz =
         https.send(
             HttpRequest.newBuilder(URI.create("https://localhost:" + server.port() + "/healthz"))
@@ -211,7 +206,7 @@ class MetricsServerHostileIT {
   void aPkcs8KeyLoadsAndAMismatchedPairIsRefused() throws Exception {
     Path crt = dir.resolve("tls.crt");
     Path key = dir.resolve("tls.key");
-    selfSigned(crt, key, null);
+    SelfSignedCertificate.write(crt, key, null);
     assertThat(Files.readString(key)).contains("BEGIN PRIVATE KEY");
     MetricsAccess.fromSettings("", crt.toString(), key.toString());
 
@@ -219,59 +214,6 @@ class MetricsServerHostileIT {
         .hasMessageContaining("--metrics-tls-key");
     assertThatThrownBy(() -> MetricsAccess.fromSettings("", key.toString(), key.toString()))
         .hasMessageContaining(key.toString());
-  }
-
-  private static void selfSigned(Path crt, Path key, String keyFormat) throws Exception {
-    assumeTrue(Files.isExecutable(Path.of("/usr/bin/openssl")), "needs openssl");
-    List<String> command =
-        new ArrayList<>(
-            List.of(
-                "openssl",
-                "req",
-                "-x509",
-                "-newkey",
-                "rsa:2048",
-                "-nodes",
-                "-days",
-                "2",
-                "-subj",
-                "/CN=localhost",
-                "-addext",
-                "subjectAltName=DNS:localhost",
-                "-keyout",
-                key.toString(),
-                "-out",
-                crt.toString()));
-    Process p = new ProcessBuilder(command).redirectErrorStream(true).start();
-    String output = new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
-    assertThat(p.waitFor(60, TimeUnit.SECONDS)).isTrue();
-    assertThat(p.exitValue()).as(output).isZero();
-    if (keyFormat != null) {
-      Process rsa =
-          new ProcessBuilder(
-                  "openssl", "rsa", keyFormat, "-in", key.toString(), "-out", key.toString())
-              .redirectErrorStream(true)
-              .start();
-      String out = new String(rsa.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
-      assertThat(rsa.waitFor(60, TimeUnit.SECONDS)).isTrue();
-      assertThat(rsa.exitValue()).as(out).isZero();
-      assertThat(Files.readString(key)).contains("BEGIN RSA PRIVATE KEY");
-    }
-  }
-
-  private static SSLContext trusting(Path crt) throws Exception {
-    KeyStore trust = KeyStore.getInstance("PKCS12");
-    trust.load(null, null);
-    try (InputStream in = Files.newInputStream(crt)) {
-      trust.setCertificateEntry(
-          "agent", CertificateFactory.getInstance("X.509").generateCertificate(in));
-    }
-    TrustManagerFactory tmf =
-        TrustManagerFactory.getInstance(TrustManagerFactory.getDefaultAlgorithm());
-    tmf.init(trust);
-    SSLContext context = SSLContext.getInstance("TLS");
-    context.init(null, tmf.getTrustManagers(), null);
-    return context;
   }
 
   /** A connection that sends {@code bytes} and then nothing, kept open until the test ends. */
