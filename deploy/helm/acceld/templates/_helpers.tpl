@@ -27,3 +27,29 @@ helm.sh/chart: {{ printf "%s-%s" .Chart.Name .Chart.Version }}
 {{- define "acceld.metricsPort" -}}
 {{- index .Values.config "metrics-address" | splitList ":" | last | int -}}
 {{- end -}}
+
+{{/* Where the metrics TLS Secret and the token Secret are mounted in the container. */}}
+{{- define "acceld.metricsTlsDir" -}}/run/secrets/acceld/metrics-tls{{- end -}}
+{{- define "acceld.metricsAuthDir" -}}/run/secrets/acceld/metrics-auth{{- end -}}
+
+{{/*
+The agent's config with the Secrets' mount paths in place of metrics-tls-cert, metrics-tls-key and
+metrics-auth when the chart mounts them, so a setting and its mount cannot disagree.
+*/}}
+{{- define "acceld.config" -}}
+{{- $config := deepCopy .Values.config -}}
+{{- if .Values.metricsTls.secretName -}}
+{{- $_ := set $config "metrics-tls-cert" (printf "%s/tls.crt" (include "acceld.metricsTlsDir" .)) -}}
+{{- $_ := set $config "metrics-tls-key" (printf "%s/tls.key" (include "acceld.metricsTlsDir" .)) -}}
+{{- end -}}
+{{- if .Values.metricsAuth.secretName -}}
+{{- $_ := set $config "metrics-auth" (printf "bearer:%s/%s" (include "acceld.metricsAuthDir" .) .Values.metricsAuth.key) -}}
+{{- end -}}
+{{- toJson $config -}}
+{{- end -}}
+
+{{/* HTTPS when the agent serves its metrics address over TLS, else HTTP: for probes and scrapes. */}}
+{{- define "acceld.metricsScheme" -}}
+{{- $config := include "acceld.config" . | fromJson -}}
+{{- if index $config "metrics-tls-cert" -}}HTTPS{{- else -}}HTTP{{- end -}}
+{{- end -}}

@@ -80,6 +80,16 @@ final class DaemonSetChecks {
     assertThat(container.at("/readinessProbe/httpGet/port").asText())
         .isIn("metrics", "" + metricsPort);
 
+    // Under TLS the agent answers nothing on plain HTTP: the probes must speak HTTPS, or the
+    // kubelet restarts a healthy agent for ever.
+    String scheme = config.get(Settings.METRICS_TLS_CERT).isBlank() ? "HTTP" : "HTTPS";
+    for (String probe : List.of("livenessProbe", "readinessProbe", "startupProbe")) {
+      JsonNode httpGet = container.path(probe).path("httpGet");
+      if (!httpGet.isMissingNode()) {
+        assertThat(httpGet.path("scheme").asText("HTTP")).as("%s scheme", probe).isEqualTo(scheme);
+      }
+    }
+
     JsonNode security = container.path("securityContext");
     assertThat(security.path("allowPrivilegeEscalation").asBoolean(true)).isFalse();
     assertThat(security.path("readOnlyRootFilesystem").asBoolean(false)).isTrue();

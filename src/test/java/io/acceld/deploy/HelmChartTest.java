@@ -131,6 +131,75 @@ class HelmChartTest {
   }
 
   @Test
+  void secretsForTlsAndATokenSwitchProbesAndScrapesToHttpsWithTheToken() throws Exception {
+    Path values = dir.resolve("values.yaml");
+    Files.writeString(
+        values,
+        """
+        serviceMonitor: {enabled: true}
+        metricsTls: {secretName: acceld-metrics-tls}
+        metricsAuth: {secretName: acceld-metrics-token, key: bearer}
+        config:
+          metrics-auth: bearer:/ignored/when/the/chart/mounts/a/secret
+        """);
+    List<JsonNode> objects =
+        Manifests.parse(
+            chart()
+                .template()
+                .withName("acceld")
+                .withNamespace("kube-system")
+                .withValuesFile(values)
+                .call());
+    assertValid(objects);
+    JsonNode daemonSet = Manifests.only(objects, "DaemonSet");
+    JsonNode configMap = Manifests.only(objects, "ConfigMap");
+    DaemonSetChecks.assertDeployable(daemonSet, configMap, dir);
+
+    AgentConfig config = DaemonSetChecks.agentConfig(configMap, dir);
+    assertThat(config.get(Settings.METRICS_TLS_CERT))
+        .isEqualTo("/run/secrets/acceld/metrics-tls/tls.crt");
+    assertThat(config.get(Settings.METRICS_TLS_KEY))
+        .isEqualTo("/run/secrets/acceld/metrics-tls/tls.key");
+    assertThat(config.get(Settings.METRICS_AUTH))
+        .isEqualTo("bearer:/run/secrets/acceld/metrics-auth/bearer");
+    JsonNode container = daemonSet.at("/spec/template/spec/containers/0");
+    assertThat(container.at("/livenessProbe/httpGet/scheme").asText()).isEqualTo("HTTPS");
+    assertThat(container.findValuesAsText("mountPath"))
+        .contains("/run/secrets/acceld/metrics-tls", "/run/secrets/acceld/metrics-auth");
+    JsonNode volumes = daemonSet.at("/spec/template/spec/volumes");
+    assertThat(volumes.findValuesAsText("secretName"))
+        .containsExactlyInAnyOrder("acceld-metrics-tls", "acceld-metrics-token");
+    assertThat(volumes.findValues("defaultMode")).allMatch(mode -> mode.asInt() == 0400);
+
+    JsonNode endpoint = Manifests.only(objects, "ServiceMonitor").at("/spec/endpoints/0");
+    assertThat(endpoint.path("scheme").asText()).isEqualTo("https");
+    assertThat(endpoint.at("/tlsConfig/ca/secret/name").asText()).isEqualTo("acceld-metrics-tls");
+    assertThat(endpoint.at("/tlsConfig/serverName").asText()).isEqualTo("acceld.kube-system.svc");
+    assertThat(endpoint.at("/authorization/credentials/name").asText())
+        .isEqualTo("acceld-metrics-token");
+    assertThat(endpoint.at("/authorization/credentials/key").asText()).isEqualTo("bearer");
+  }
+
+  @Test
+  void aCertificateNamedInConfigAloneAlsoSwitchesTheProbesToHttps() throws Exception {
+    List<JsonNode> objects =
+        Manifests.parse(
+            chart()
+                .template()
+                .withName("acceld")
+                .set("config.metrics-tls-cert", "/etc/tls/tls.crt")
+                .set("config.metrics-tls-key", "/etc/tls/tls.key")
+                .call());
+    DaemonSetChecks.assertDeployable(
+        Manifests.only(objects, "DaemonSet"), Manifests.only(objects, "ConfigMap"), dir);
+    assertThat(
+            Manifests.only(objects, "DaemonSet")
+                .at("/spec/template/spec/containers/0/readinessProbe/httpGet/scheme")
+                .asText())
+        .isEqualTo("HTTPS");
+  }
+
+  @Test
   void theValuesSchemaRejectsAMisspelledSettingAndAWrongChoice() {
     assertThatThrownBy(() -> chart().template().set("config.sysfs-rot", "/x").call())
         .hasMessageContaining("sysfs-rot");
