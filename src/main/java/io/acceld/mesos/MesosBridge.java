@@ -10,6 +10,7 @@ import io.acceld.ledger.Holder;
 import io.acceld.mesos.executor.ContainerSettings;
 import io.acceld.mesos.executor.Containers;
 import io.acceld.mesos.http.Authenticator;
+import io.acceld.mesos.http.HttpAccess;
 import io.acceld.mesos.http.MesosHttpServer;
 import io.acceld.mesos.scheduler.MasterSettings;
 import io.acceld.mesos.scheduler.MesosMaster;
@@ -156,12 +157,11 @@ public final class MesosBridge implements AutoCloseable {
         keep(
             MesosHttpServer.start(
                 options.address(),
-                options.auth(),
-                options.allowInsecure(),
+                HttpAccess.of(options.auth(), options.allowInsecure())
+                    .withExecutorTokens(endpoints),
                 endpoints,
                 endpoints,
-                endpoints::stateJson,
-                endpoints));
+                endpoints::stateJson));
     HostPort advertised = advertised(options.address(), server.port(), options.hostname());
     containers =
         keep(

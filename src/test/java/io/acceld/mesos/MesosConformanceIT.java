@@ -18,6 +18,7 @@ import io.acceld.config.HostPort;
 import io.acceld.ledger.DeviceLedger;
 import io.acceld.mesos.executor.ContainerSettings;
 import io.acceld.mesos.http.Authenticator;
+import io.acceld.mesos.http.HttpAccess;
 import io.acceld.mesos.http.MesosHttpServer;
 import io.acceld.mesos.wire.MediaType;
 import io.acceld.mesos.wire.MesosCodec;
@@ -673,8 +674,7 @@ class MesosConformanceIT {
     try (MesosHttpServer server =
         MesosHttpServer.start(
             new HostPort("127.0.0.1", 0),
-            Optional.empty(),
-            false,
+            HttpAccess.loopbackOnly(),
             recovering,
             recovering,
             recovering::stateJson)) {

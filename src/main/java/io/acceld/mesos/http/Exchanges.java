@@ -1,6 +1,7 @@
 package io.acceld.mesos.http;
 
 import com.sun.net.httpserver.HttpExchange;
+import io.acceld.mesos.wire.MediaType;
 import java.io.ByteArrayOutputStream;
 import java.io.IOException;
 import java.io.InputStream;
@@ -60,6 +61,25 @@ final class Exchanges {
   }
 
   /** An answer with no body, such as 202. */
+  /**
+   * The codec a SUBSCRIBE's event stream is written in, from its Accept header; when Accept allows
+   * neither, answers 406 with Mesos's text and returns empty. Shared by both APIs' subscribe.
+   */
+  static Optional<MediaType> streamMediaType(HttpExchange exchange) throws IOException {
+    Optional<MediaType> accept = MediaType.negotiate(header(exchange, "Accept"));
+    if (accept.isEmpty()) {
+      text(
+          exchange,
+          406,
+          "Expecting 'Accept' to allow '"
+              + MediaType.JSON.value()
+              + "' or '"
+              + MediaType.PROTOBUF.value()
+              + "'");
+    }
+    return accept;
+  }
+
   static void empty(HttpExchange exchange, int status) throws IOException {
     exchange.sendResponseHeaders(status, -1);
     exchange.close();

@@ -50,16 +50,8 @@ final class ExecutorRoute {
     }
     Optional<MediaType> accept = Optional.empty();
     if (call.getType() == Call.Type.SUBSCRIBE) {
-      accept = MediaType.negotiate(Exchanges.header(exchange, "Accept"));
+      accept = Exchanges.streamMediaType(exchange);
       if (accept.isEmpty()) {
-        Exchanges.text(
-            exchange,
-            406,
-            "Expecting 'Accept' to allow '"
-                + MediaType.JSON.value()
-                + "' or '"
-                + MediaType.PROTOBUF.value()
-                + "'");
         return;
       }
     }

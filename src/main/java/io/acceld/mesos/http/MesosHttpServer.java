@@ -102,89 +102,38 @@ public final class MesosHttpServer implements AutoCloseable {
   }
 
   /**
-   * {@link #start(HostPort, Optional, boolean, SchedulerEndpoint, ExecutorEndpoint, Supplier,
+   * {@link #start(HostPort, HttpAccess, SchedulerEndpoint, ExecutorEndpoint, Supplier,
    * MesosHttpLimits)} with the default limits.
    */
   public static MesosHttpServer start(
       HostPort address,
-      Optional<Authenticator> auth,
-      boolean allowInsecure,
+      HttpAccess access,
       SchedulerEndpoint scheduler,
       ExecutorEndpoint executor,
       Supplier<String> stateJson)
       throws IOException {
-    return start(
-        address,
-        auth,
-        allowInsecure,
-        scheduler,
-        executor,
-        stateJson,
-        ExecutorTokens.NONE,
-        MesosHttpLimits.defaults());
-  }
-
-  /**
-   * {@link #start(HostPort, Optional, boolean, SchedulerEndpoint, ExecutorEndpoint, Supplier,
-   * ExecutorTokens, MesosHttpLimits)} with the default limits.
-   */
-  public static MesosHttpServer start(
-      HostPort address,
-      Optional<Authenticator> auth,
-      boolean allowInsecure,
-      SchedulerEndpoint scheduler,
-      ExecutorEndpoint executor,
-      Supplier<String> stateJson,
-      ExecutorTokens tokens)
-      throws IOException {
-    return start(
-        address,
-        auth,
-        allowInsecure,
-        scheduler,
-        executor,
-        stateJson,
-        tokens,
-        MesosHttpLimits.defaults());
-  }
-
-  /** Without executor tokens: only the operator's credentials open the executor API. */
-  public static MesosHttpServer start(
-      HostPort address,
-      Optional<Authenticator> auth,
-      boolean allowInsecure,
-      SchedulerEndpoint scheduler,
-      ExecutorEndpoint executor,
-      Supplier<String> stateJson,
-      MesosHttpLimits limits)
-      throws IOException {
-    return start(
-        address, auth, allowInsecure, scheduler, executor, stateJson, ExecutorTokens.NONE, limits);
+    return start(address, access, scheduler, executor, stateJson, MesosHttpLimits.defaults());
   }
 
   /**
    * Binds {@code address} (port 0 picks a free one, see {@link #port()}) and starts serving.
    *
-   * @param tokens the executors' own credentials, accepted on the executor API (for calls naming
-   *     that executor) besides the operator's when {@code auth} is set
-   * @throws OperatorError (CANNOT_LISTEN) when the address is not loopback and neither {@code auth}
-   *     nor {@code allowInsecure} is given, or it cannot be bound
+   * @throws OperatorError (CANNOT_LISTEN) when the address is not loopback and {@code access}
+   *     neither authenticates nor allows insecure serving, or it cannot be bound
    */
   public static MesosHttpServer start(
       HostPort address,
-      Optional<Authenticator> auth,
-      boolean allowInsecure,
+      HttpAccess access,
       SchedulerEndpoint scheduler,
       ExecutorEndpoint executor,
       Supplier<String> stateJson,
-      ExecutorTokens tokens,
       MesosHttpLimits limits)
       throws IOException {
-    Objects.requireNonNull(tokens, "tokens");
+    Optional<Authenticator> auth = access.auth();
     Objects.requireNonNull(scheduler, "scheduler");
     Objects.requireNonNull(executor, "executor");
     Objects.requireNonNull(stateJson, "stateJson");
-    if (auth.isEmpty() && !allowInsecure && !isLoopback(address)) {
+    if (auth.isEmpty() && !access.allowInsecure() && !isLoopback(address)) {
       throw new OperatorError(
           OperatorError.Kind.CANNOT_LISTEN,
           "--mesos-address "
@@ -204,7 +153,8 @@ public final class MesosHttpServer implements AutoCloseable {
           e);
     }
     MesosHttpServer server =
-        new MesosHttpServer(http, auth, scheduler, executor, stateJson, tokens, limits);
+        new MesosHttpServer(
+            http, auth, scheduler, executor, stateJson, access.executorTokens(), limits);
     http.start();
     log.info(
         "Serving the Mesos v1 scheduler and executor APIs on {}{}",

@@ -41,16 +41,8 @@ final class SchedulerRoute {
           Exchanges.text(exchange, 400, "Expecting 'subscribe' to be present");
           return;
         }
-        Optional<MediaType> accept = MediaType.negotiate(Exchanges.header(exchange, "Accept"));
+        Optional<MediaType> accept = Exchanges.streamMediaType(exchange);
         if (accept.isEmpty()) {
-          Exchanges.text(
-              exchange,
-              406,
-              "Expecting 'Accept' to allow '"
-                  + MediaType.JSON.value()
-                  + "' or '"
-                  + MediaType.PROTOBUF.value()
-                  + "'");
           return;
         }
         if (streamId.isPresent()) {

@@ -7,6 +7,7 @@ import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import io.acceld.config.HostPort;
 import io.acceld.mesos.http.Authenticator;
+import io.acceld.mesos.http.HttpAccess;
 import io.acceld.mesos.http.MesosHttpServer;
 import io.acceld.mesos.http.Reply;
 import io.acceld.mesos.http.SchedulerEndpoint;
@@ -84,12 +85,11 @@ class ExecutorAuthenticationTest {
     server =
         MesosHttpServer.start(
             new HostPort("127.0.0.1", 0),
-            Authenticator.fromFlag("basic:" + file),
-            false,
+            HttpAccess.of(Authenticator.fromFlag("basic:" + file), false)
+                .withExecutorTokens(containers),
             new RefusingScheduler(),
             containers,
-            () -> "{}",
-            containers);
+            () -> "{}");
   }
 
   /** Stops the agent's side only; the executor processes keep running, as after a restart. */

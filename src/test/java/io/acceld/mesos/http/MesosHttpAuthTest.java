@@ -41,7 +41,7 @@ class MesosHttpAuthTest {
 
   private MesosHttpServer start(Optional<Authenticator> auth) throws Exception {
     return MesosHttpServer.start(
-        new HostPort("127.0.0.1", 0), auth, false, scheduler, executor, () -> "{}");
+        new HostPort("127.0.0.1", 0), HttpAccess.of(auth, false), scheduler, executor, () -> "{}");
   }
 
   private static String basic(String userPassword) {
@@ -150,8 +150,7 @@ class MesosHttpAuthTest {
             () ->
                 MesosHttpServer.start(
                     new HostPort("0.0.0.0", 0),
-                    Optional.empty(),
-                    false,
+                    HttpAccess.loopbackOnly(),
                     scheduler,
                     executor,
                     () -> "{}"))
@@ -161,15 +160,18 @@ class MesosHttpAuthTest {
         .hasMessageNotContaining("\n");
     try (MesosHttpServer insecure =
         MesosHttpServer.start(
-            new HostPort("0.0.0.0", 0), Optional.empty(), true, scheduler, executor, () -> "{}")) {
+            new HostPort("0.0.0.0", 0),
+            HttpAccess.of(Optional.empty(), true),
+            scheduler,
+            executor,
+            () -> "{}")) {
       assertThat(insecure.port()).isPositive();
     }
     Path file = credentials("basic", "alice:pw\n", "rw-------");
     try (MesosHttpServer authenticated =
         MesosHttpServer.start(
             new HostPort("0.0.0.0", 0),
-            Authenticator.fromFlag("basic:" + file),
-            false,
+            HttpAccess.of(Authenticator.fromFlag("basic:" + file), false),
             scheduler,
             executor,
             () -> "{}")) {
@@ -188,12 +190,11 @@ class MesosHttpAuthTest {
     try (MesosHttpServer server =
         MesosHttpServer.start(
             new HostPort("127.0.0.1", 0),
-            Authenticator.fromFlag("bearer:" + file),
-            false,
+            HttpAccess.of(Authenticator.fromFlag("bearer:" + file), false)
+                .withExecutorTokens(tokens),
             scheduler,
             executor,
-            () -> "{}",
-            tokens)) {
+            () -> "{}")) {
       String hostPort = "127.0.0.1:" + server.port();
       var heartbeat =
           MesosHttpServerTest.executorCall(io.acceld.proto.mesos.v1.executor.Call.Type.HEARTBEAT);

@@ -46,8 +46,7 @@ class MesosHttpServerTest {
     server =
         MesosHttpServer.start(
             new HostPort("127.0.0.1", 0),
-            Optional.empty(),
-            false,
+            HttpAccess.loopbackOnly(),
             scheduler,
             executor,
             () -> "{\"frameworks\":[]}",
