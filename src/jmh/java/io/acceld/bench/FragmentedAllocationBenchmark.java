@@ -28,9 +28,18 @@ import org.openjdk.jmh.annotations.State;
  * TopologyAwareChooser} over an {@link Inventory} snapshot (so whatever the chooser caches per
  * inventory is cached here too), minus gRPC and the ID checks.
  *
- * <p>The node: eight NVLink islands of 8 GPUs, each a hybrid cube mesh (two quads, 2 links to the
- * switch twin, 1 to the rest of the quad, 2 to the same position in the other quad), PCIe switches
- * of 2, islands 0-3 on NUMA node 0 and 4-7 on node 1. IDs are UUID-like, so their order says
+ * <p>The node ({@link #topology}): PCIe switches of 2, GPUs 0-31 on NUMA node 0 and 32-63 on node
+ * 1, and NVLinks as one of
+ *
+ * <ul>
+ *   <li>{@code islands}: eight NVLink islands of 8 GPUs, each a hybrid cube mesh (two quads, 2
+ *       links to the switch twin, 1 to the rest of the quad, 2 to the same position in the other
+ *       quad);
+ *   <li>{@code pcie}: no NVLink at all (PCIe cards);
+ *   <li>{@code nvswitch}: one NVSwitch fabric of all 64, 18 links between every pair.
+ * </ul>
+ *
+ * The last two have no islands to search by, which is what made them the slow case. IDs are UUID-like, so their order says
  * nothing about the topology. Each call takes the next of {@link #REQUESTS} fixed pseudo-random
  * fragmented availabilities (between a quarter and a half of the GPUs busy, in shuffled order), so
  * the percentiles cover many shapes and not one lucky one. Both the code before and after the
@@ -46,6 +55,9 @@ public class FragmentedAllocationBenchmark {
   @Param({"2", "8", "16"})
   public int size;
 
+  @Param({"islands", "pcie", "nvswitch"})
+  public String topology = "islands";
+
   private final TopologyAwareChooser chooser = new TopologyAwareChooser();
   private Inventory inventory;
   private List<List<String>> available;
@@ -60,7 +72,7 @@ public class FragmentedAllocationBenchmark {
     Topology.Builder links = Topology.builder();
     for (int i = 0; i < DEVICES; i++) {
       for (int j = i + 1; j < DEVICES; j++) {
-        links.put(gpus.get(i).id(), gpus.get(j).id(), level(i, j), nvlinks(i, j));
+        links.put(gpus.get(i).id(), gpus.get(j).id(), level(i, j), nvlinks(topology, i, j));
       }
     }
     inventory = new Inventory(gpus, NodeInfo.EMPTY, links.build());
@@ -91,7 +103,20 @@ public class FragmentedAllocationBenchmark {
     return (i < DEVICES / 2) == (j < DEVICES / 2) ? PcieLevel.NODE : PcieLevel.SYSTEM;
   }
 
-  private static int nvlinks(int i, int j) {
+  private static int nvlinks(String topology, int i, int j) {
+    switch (topology) {
+      case "islands":
+        return cubeMesh(i, j);
+      case "pcie":
+        return 0;
+      case "nvswitch":
+        return 18;
+      default:
+        throw new IllegalArgumentException("topology: islands, pcie or nvswitch, not " + topology);
+    }
+  }
+
+  private static int cubeMesh(int i, int j) {
     if (i / 8 != j / 8) {
       return 0;
     }

@@ -31,12 +31,20 @@ import java.util.function.Function;
  * closeness, then same-NUMA pairs. Among equal scores the set whose devices have more available
  * replicas wins (only differs with sharing), then the lexicographically smallest sorted ID list. Up
  * to {@link ExactSearch#DEFAULT_BUDGET} candidate sets (every request on a node of up to 16
- * devices) every set is enumerated; beyond that {@link IslandSearch}, a branch and bound over the
- * node's NVLink islands and NUMA groups, finds the exact optimum on island topologies of 64 devices
- * within a fixed work budget. A search that runs out of budget (a node without usable islands)
- * answers the better of its best set and greedy + 1-swap ({@link GreedySwapSearch}), so the cost of
- * a request is bounded: a few milliseconds of CPU at 64 devices at worst, a fraction of one on
- * island topologies (BENCHMARKS.md).
+ * devices) every set is enumerated. Beyond that:
+ *
+ * <ul>
+ *   <li>where the pair weights are hierarchical (they depend only on where two devices meet in the
+ *       PCIe/NUMA tree: no NVLink, or one NVSwitch fabric of every GPU), {@link HierarchySearch}
+ *       finds the optimum by dynamic programming over that tree, which it verifies first;
+ *   <li>otherwise {@link IslandSearch}, a branch and bound over the node's NVLink islands and NUMA
+ *       groups, finds the exact optimum on island topologies of 64 devices within a fixed work
+ *       budget. A search that runs out of budget answers the better of its best set and greedy +
+ *       1-swap ({@link GreedySwapSearch}).
+ * </ul>
+ *
+ * So the cost of a request is bounded: a few milliseconds of CPU at 64 devices at worst, a fraction
+ * of one on island and hierarchical topologies (BENCHMARKS.md).
  *
  * <h2>Shared devices (replicas)</h2>
  *
@@ -121,7 +129,7 @@ public final class PreferredAllocator {
   }
 
   private PreferredAllocator(ScoreModel model) {
-    this(model, ExactSearch.DEFAULT_BUDGET, new IslandSearch());
+    this(model, ExactSearch.DEFAULT_BUDGET, new HierarchySearch(new IslandSearch()));
   }
 
   /** With another exact-search budget and search beyond it: lets tests drive either. */

@@ -142,9 +142,10 @@ class IslandSearchTest {
   }
 
   /**
-   * Nodes where the islands do not help (no NVLink at all, or one NVSwitch island of all 64 GPUs):
-   * the search may run out of budget, but then stops there and answers no worse than the greedy
-   * search would have.
+   * Nodes where the islands do not help (no NVLink at all, or one NVSwitch island of all 64 GPUs)
+   * and whose PCIe levels are random, so they are no tree either ({@link HierarchySearch} declines
+   * them, which is why the allocator keeps this search for them): the search may run out of budget,
+   * but then stops there and answers no worse than the greedy search would have.
    */
   @Test
   void aNodeWithoutUsefulIslandsCostsNoMoreThanTheBudgetAndNeverLosesToGreedy() {
