@@ -38,7 +38,8 @@ log() { echo "build-runtime: $*"; }
 # 1. The modules. jdeps reads the shaded jar; two of its answers are dropped because nothing the
 #    agent runs needs them: java.desktop (JNA's AWT helpers) and java.sql (optional Jackson and
 #    Logback types). What jdeps saw only through those two is added back: java.logging (grpc logs
-#    through JUL, bridged to SLF4J) and java.xml (Logback parses its logback.xml with SAX).
+#    through JUL, bridged to SLF4J) and java.xml (Logback parses an operator's
+#    -Dlogback.configurationFile with SAX; its own set-up is code, cli/LogbackDefaults).
 #    jdk.management backs the process CPU metrics, which are loaded reflectively.
 found=$("${jdk_bin}jdeps" --ignore-missing-deps --multi-release 17 --print-module-deps "$jar")
 modules=$(
@@ -78,13 +79,23 @@ if [ "${ACCELD_SKIP_CDS:-false}" = true ]; then
 fi
 
 # 3. AppCDS. Run the real agent on the simulated node (kubelet servers, NVML double, health,
-#    telemetry, metrics), wait until it serves /readyz, scrape /metrics once so the exposition
-#    classes load too, then stop it with SIGTERM: the JVM writes the archive as it exits.
+#    telemetry, metrics), wait until it serves, scrape /metrics once so the exposition classes load
+#    too, then stop it with SIGTERM: the JVM writes the archive as it exits.
+#    Register is on every start's critical path, so the run registers too: its kubelet.sock is a
+#    link to the agent's own plugin socket. That server answers Register UNIMPLEMENTED, but the
+#    call loads the whole gRPC client (channel, name resolution, HTTP/2 client codec, the
+#    Registration stubs: about 400 classes, left out of the archive when the run registered with
+#    --kubelet-registration none), which a real start then maps instead of parsing. Then
+#    `acceld kubelet-probe` calls the plugin as the kubelet does after Register (options,
+#    ListAndWatch, a preferred allocation; no Allocate, so nothing is leased), which loads the
+#    server side of a call.
 port=${ACCELD_TRAINING_PORT:-19448}
 probes=${ACCELD_NATIVE_PROBES:-$(dirname "$jar")/native-probes}
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 archive="$prefix/jre/lib/acceld.jsa"
+plugins="$work/device-plugins"
+mkdir -p "$plugins"
 
 http_get() { # path -> status line (bash's /dev/tcp: the build stage need not have curl)
   local fd
@@ -98,13 +109,21 @@ http_get() { # path -> status line (bash's /dev/tcp: the build stage need not ha
 }
 
 ACCELD_NATIVE_PROBES=$probes ACCELD_JVM_EXTRA_FLAGS="-XX:ArchiveClassesAtExit=$archive" \
-  "$prefix/bin/acceld" run --simulate --kubelet-registration none \
+  "$prefix/bin/acceld" run --simulate --device-plugin-dir "$plugins" \
   --metrics-address "127.0.0.1:$port" --telemetry-interval 1s >"$work/training.log" 2>&1 &
 pid=$!
+# Serving (alive, and the plugin socket bound), then registering against the stand-in kubelet
+# until the first Register has been answered.
 ready=false
+linked=false
 for _ in $(seq 1 300); do
   if ! kill -0 "$pid" 2>/dev/null; then break; fi
-  if [[ $(http_get /readyz 2>/dev/null) == *" 200"* ]]; then
+  if [ "$linked" != true ] && [ -S "$plugins/acceld-nvidia.com_gpu.sock" ] &&
+    [[ $(http_get /healthz 2>/dev/null) == *" 200"* ]]; then
+    ln -s acceld-nvidia.com_gpu.sock "$plugins/kubelet.sock"
+    linked=true
+  fi
+  if [ "$linked" = true ] && grep -q "Register of nvidia.com/gpu failed" "$work/training.log"; then
     ready=true
     break
   fi
@@ -113,10 +132,15 @@ done
 if [ "$ready" != true ]; then
   kill "$pid" 2>/dev/null || true
   wait "$pid" 2>/dev/null || true
-  echo "$0: the training run never became ready; its log:" >&2
+  echo "$0: the training run never served and registered; its log:" >&2
   cat "$work/training.log" >&2
   exit 1
 fi
+"$prefix/bin/acceld" kubelet-probe "$plugins/acceld-nvidia.com_gpu.sock" >"$work/probe.log" 2>&1 || {
+  echo "$0: kubelet-probe of the training run failed:" >&2
+  cat "$work/probe.log" >&2
+  exit 1
+}
 http_get /metrics >/dev/null
 http_get /devices >/dev/null
 kill -TERM "$pid"

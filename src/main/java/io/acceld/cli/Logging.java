@@ -10,13 +10,12 @@ import org.slf4j.LoggerFactory;
 import org.slf4j.bridge.SLF4JBridgeHandler;
 
 /**
- * Log set-up: everything goes to stderr through logback (its appender is in {@code logback.xml});
- * grpc's java.util.logging is bridged in. {@code --log-format json} swaps the appender's text
- * pattern for {@link JsonLogLayout}.
+ * Log set-up: everything goes to stderr through logback (its appender is set up by {@link
+ * LogbackDefaults}); grpc's java.util.logging is bridged in. {@code --log-format json} swaps the
+ * appender's text pattern for {@link JsonLogLayout}.
  */
 final class Logging {
-  /** The appender {@code logback.xml} defines. */
-  private static final String APPENDER = "STDERR";
+  private static final String APPENDER = LogbackDefaults.APPENDER;
 
   private Logging() {}
 
@@ -37,7 +36,7 @@ final class Logging {
     if (!(appender instanceof OutputStreamAppender<ILoggingEvent> stream)
         || stream.getEncoder() instanceof LayoutWrappingEncoder<ILoggingEvent> e
             && e.getLayout() instanceof JsonLogLayout) {
-      return; // not our logback.xml (a test's), or already JSON
+      return; // not our appender (a test's logback-test.xml), or already JSON
     }
     JsonLogLayout layout = new JsonLogLayout();
     layout.setContext(root.getLoggerContext());

@@ -46,9 +46,11 @@ public final class UnixGrpc implements AutoCloseable {
   private final boolean epoll;
   private final EventLoopGroup boss;
   private final EventLoopGroup workers;
-  private final MalformedRequests malformed = new MalformedRequests();
+  private final MalformedRequests malformed;
 
   public UnixGrpc(String threadPrefix, int workerThreads) {
+    NettyProperties.install(); // before the first Netty class initializes
+    this.malformed = new MalformedRequests();
     this.epoll = Epoll.isAvailable();
     this.boss =
         new MultiThreadIoEventLoopGroup(

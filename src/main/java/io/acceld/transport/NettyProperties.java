@@ -1,0 +1,34 @@
+package io.acceld.transport;
+
+import java.util.Map;
+import java.util.Properties;
+
+/**
+ * Netty's switches are system properties, read once per JVM when its first class initializes, so
+ * {@link #install()} must run before any Netty class is used: {@link UnixGrpc}'s constructor calls
+ * it, and every Netty the agent uses is made there. A property the operator set with {@code -D}
+ * wins.
+ *
+ * <ul>
+ *   <li>{@code io.netty.jfr.enabled=false} (shaded into gRPC under {@code io.grpc.netty.shaded.}):
+ *       with it on (the default wherever the JVM has Flight Recorder), Netty registers its buffer
+ *       allocator's JFR event classes as the first buffer is allocated, which starts JFR's metadata
+ *       and bytecode instrumentation inside the first Register and ListAndWatch: about 80 classes
+ *       and a third of a second of the measured start on 2 busy cores, for events no one records.
+ * </ul>
+ */
+public final class NettyProperties {
+  static final Map<String, String> DEFAULTS =
+      Map.of("io.grpc.netty.shaded.io.netty.jfr.enabled", "false");
+
+  private NettyProperties() {}
+
+  /** Sets each property the operator has not set; idempotent. */
+  public static void install() {
+    install(System.getProperties());
+  }
+
+  static void install(Properties properties) {
+    DEFAULTS.forEach(properties::putIfAbsent);
+  }
+}
