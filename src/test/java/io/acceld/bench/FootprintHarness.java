@@ -1,5 +1,6 @@
 package io.acceld.bench;
 
+import ch.qos.logback.classic.Level;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -9,6 +10,8 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
  * The agent's start-up and footprint figures of issue 10, measured as an operator runs it: each
@@ -93,6 +96,9 @@ public final class FootprintHarness {
   }
 
   public static void main(String[] argv) throws Exception {
+    // The kubelet double logs each registration at INFO; the report on stdout is the figures.
+    ((ch.qos.logback.classic.Logger) LoggerFactory.getLogger(Logger.ROOT_LOGGER_NAME))
+        .setLevel(Level.WARN);
     Map<String, List<String>> agents = new LinkedHashMap<>();
     Map<String, String> opts = new LinkedHashMap<>();
     for (int i = 0; i < argv.length; i++) {
