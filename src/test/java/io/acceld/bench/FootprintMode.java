@@ -15,13 +15,14 @@ import java.util.List;
  * @param ids how many IDs the first complete ListAndWatch message lists
  * @param idleCpu whether to measure idle CPU after the settle (the eight-GPU node only: the window
  *     is the slowest part of a run)
+ * @param flags what the mode adds to {@code run --simulate} besides its config file
  */
 record FootprintMode(
     String name, String title, String resource, int ids, boolean idleCpu, List<String> flags) {
 
   static final String GPU = "nvidia.com/gpu";
 
-  /** 8 GPUs × 128 replicas: the largest sharing a real node is configured with, near the cap. */
+  /** 8 GPUs × 128 replicas: the 1,024 advertised IDs. */
   static final int REPLICAS = 128;
 
   static final List<FootprintMode> ALL =
