@@ -6,7 +6,7 @@
 set -eu
 before=$1; after=$2; shift 2
 for build in before after; do
-  eval jar=\$$build
+  if [ "$build" = before ]; then jar=$before; else jar=$after; fi
   echo "== $build: $jar"
   java -jar "$jar" "$@" 2>&1 | grep -E '^(Benchmark|KubeletRpc|Preferred|Fragmented|Scrape)[A-Za-z.]*|p0\.(50|99)0' || true
 done

@@ -10,7 +10,7 @@ java=${ACCELD_JAVA:-java}
 port=${ACCELD_MEMORY_PORT:-19446}
 start_ns=$(date +%s%N)
 "$java" "$@" -jar "$jar" run --simulate --kubelet-registration none \
-  --metrics-address 127.0.0.1:$port --telemetry-interval 1s >/tmp/acceld-memory.log 2>&1 &
+  --metrics-address "127.0.0.1:$port" --telemetry-interval 1s >/tmp/acceld-memory.log 2>&1 &
 pid=$!
 trap 'kill $pid 2>/dev/null || true' EXIT
 i=0
@@ -20,7 +20,7 @@ until curl -sf "http://127.0.0.1:$port/readyz" >/dev/null 2>&1; do
 done
 ready_ms=$((($(date +%s%N) - start_ns) / 1000000))
 sleep 10
-for n in 1 2 3 4 5 6 7 8 9 10; do curl -sf "http://127.0.0.1:$port/metrics" >/dev/null; done
+for _ in 1 2 3 4 5 6 7 8 9 10; do curl -sf "http://127.0.0.1:$port/metrics" >/dev/null; done
 sleep 2
 rss_kb=$(awk '/^VmRSS/ {print $2}' /proc/$pid/status)
 threads=$(awk '/^Threads/ {print $2}' /proc/$pid/status)

@@ -10,8 +10,9 @@ set -eu
 java=${ACCELD_JAVA:-java}
 ./mvnw -B -q test-compile
 cp=$(./mvnw -B -q dependency:build-classpath -Dmdep.includeScope=test -Dmdep.outputFile=/dev/stdout)
-# shellcheck disable=SC2086
 log=${ACCELD_BENCH_LOG:-/tmp/acceld-mesos-bench.log}
+# Word splitting of the flags is intended: a list of JVM options.
+# shellcheck disable=SC2086
 "$java" ${ACCELD_BENCH_JVM_FLAGS:-} -Dacceld.nativeProbes=target/native-probes \
   -cp "target/test-classes:target/classes:$cp" io.acceld.bench.MesosBridgeHarness "$@" \
-  | tee "$log" | grep --line-buffered -v '^[0-9][0-9]:[0-9][0-9]:[0-9][0-9]\.' 
+  | tee "$log" | grep --line-buffered -v '^[0-9][0-9]:[0-9][0-9]:[0-9][0-9]\.'

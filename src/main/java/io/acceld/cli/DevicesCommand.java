@@ -45,6 +45,7 @@ final class DevicesCommand extends AgentCommand {
           Settings.STATE_DIR,
           Settings.LOG_LEVEL,
           Settings.LOG_FORMAT,
+          Settings.SIMULATE_GPUS,
           Settings.METRICS_AUTH,
           Settings.METRICS_TLS_CERT);
 

@@ -831,7 +831,8 @@ public final class KubeletDouble implements AutoCloseable {
         (healthy ? rs.healthy : rs.unhealthy).add(d.getID());
         reported.add(toState(d, healthy));
       }
-      rs.updates.add(new DeviceUpdate(now, c.registration.sequence(), reported));
+      rs.updates.add(
+          new DeviceUpdate(now, c.registration.sequence(), reported, response.getSerializedSize()));
       if (c.firstUpdateAt == null) {
         c.firstUpdateAt = now;
       }

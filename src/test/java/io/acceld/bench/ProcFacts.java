@@ -1,0 +1,97 @@
+package io.acceld.bench;
+
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayDeque;
+import java.util.Deque;
+import java.util.Optional;
+
+/**
+ * What the kernel says about one process: resident memory and threads from {@code
+ * /proc/PID/status}, CPU time from {@code /proc/PID/stat}. The agent is measured from outside, as
+ * an operator's {@code top} would see it, not by the JVM's own idea of its memory.
+ */
+final class ProcFacts {
+  private final long clockTicksPerSecond;
+
+  ProcFacts(long clockTicksPerSecond) {
+    this.clockTicksPerSecond = clockTicksPerSecond;
+  }
+
+  /** {@code getconf CLK_TCK}: the unit of utime and stime (100 on every common Linux). */
+  static ProcFacts forThisMachine() {
+    try {
+      Process p = new ProcessBuilder("getconf", "CLK_TCK").redirectErrorStream(true).start();
+      String out = new String(p.getInputStream().readAllBytes()).trim();
+      return new ProcFacts(p.waitFor() == 0 ? Long.parseLong(out) : 100);
+    } catch (IOException | NumberFormatException e) {
+      return new ProcFacts(100);
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      return new ProcFacts(100);
+    }
+  }
+
+  /** VmRSS in bytes. */
+  long rssBytes(long pid) {
+    return statusField(pid, "VmRSS:") * 1024;
+  }
+
+  long threads(long pid) {
+    return statusField(pid, "Threads:");
+  }
+
+  /** utime + stime, in seconds. */
+  double cpuSeconds(long pid) {
+    String stat = read(Path.of("/proc", Long.toString(pid), "stat"));
+    // The command name (field 2) is in parentheses and may hold spaces: count fields after it.
+    String[] fields = stat.substring(stat.lastIndexOf(')') + 2).split(" ");
+    long ticks = Long.parseLong(fields[11]) + Long.parseLong(fields[12]); // fields 14 and 15
+    return (double) ticks / clockTicksPerSecond;
+  }
+
+  /**
+   * The java process at or below {@code pid}: the launcher and {@code env} exec java, so it is
+   * normally {@code pid} itself, but a wrapper that forks (sh -c without exec) leaves it a child.
+   */
+  static Optional<Long> javaProcess(long pid) {
+    Deque<Long> todo = new ArrayDeque<>();
+    todo.add(pid);
+    while (!todo.isEmpty()) {
+      long p = todo.poll();
+      Path proc = Path.of("/proc", Long.toString(p));
+      try {
+        if (read(proc.resolve("comm")).trim().equals("java")) {
+          return Optional.of(p);
+        }
+        for (String child : read(proc.resolve("task/" + p + "/children")).trim().split("\\s+")) {
+          if (!child.isEmpty()) {
+            todo.add(Long.parseLong(child));
+          }
+        }
+      } catch (UncheckedIOException e) {
+        // gone meanwhile: not the one
+      }
+    }
+    return Optional.empty();
+  }
+
+  private long statusField(long pid, String name) {
+    for (String line : read(Path.of("/proc", Long.toString(pid), "status")).split("\n")) {
+      if (line.startsWith(name)) {
+        return Long.parseLong(line.substring(name.length()).trim().split("\\s+")[0]);
+      }
+    }
+    throw new IllegalStateException("no " + name + " in /proc/" + pid + "/status");
+  }
+
+  private static String read(Path file) {
+    try {
+      return Files.readString(file);
+    } catch (IOException e) {
+      throw new UncheckedIOException(e);
+    }
+  }
+}
