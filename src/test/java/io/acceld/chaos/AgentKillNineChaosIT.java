@@ -3,32 +3,24 @@ package io.acceld.chaos;
 import static io.acceld.kubelet.podresources.FakePodResources.container;
 import static io.acceld.kubelet.podresources.FakePodResources.pod;
 import static io.acceld.testing.mesos.MesosCalls.accept;
-import static io.acceld.testing.mesos.MesosCalls.acknowledge;
 import static io.acceld.testing.mesos.MesosCalls.commandTask;
 import static io.acceld.testing.mesos.MesosCalls.framework;
 import static io.acceld.testing.mesos.MesosCalls.kill;
 import static io.acceld.testing.mesos.MesosCalls.scalar;
-import static io.acceld.testing.mesos.MesosCalls.subscribe;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.acceld.kubelet.podresources.FakePodResources;
-import io.acceld.mesos.wire.MediaType;
 import io.acceld.proto.mesos.v1.FrameworkID;
 import io.acceld.proto.mesos.v1.FrameworkInfo;
 import io.acceld.proto.mesos.v1.Offer;
 import io.acceld.proto.mesos.v1.TaskInfo;
 import io.acceld.proto.mesos.v1.TaskState;
-import io.acceld.proto.mesos.v1.TaskStatus;
 import io.acceld.proto.mesos.v1.scheduler.Event;
 import io.acceld.proto.podresources.v1.PodResources;
 import io.acceld.testing.Eventually;
 import io.acceld.testing.kubelet.DeviceState;
 import io.acceld.testing.kubelet.KubeletDouble;
 import io.acceld.testing.kubelet.Registration;
-import io.acceld.testing.mesos.MesosEventStream;
-import io.acceld.testing.mesos.MesosResponse;
-import io.acceld.testing.mesos.MesosSchedulerClient;
-import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -38,7 +30,6 @@ import java.util.Collections;
 import java.util.EnumSet;
 import java.util.HashMap;
 import java.util.HashSet;
-import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
@@ -121,104 +112,6 @@ class AgentKillNineChaosIT {
     return flags;
   }
 
-  /** A subscribed framework; updates are acknowledged as they are read ({@link #pump}). */
-  static final class Framework {
-    final MesosSchedulerClient client;
-    final MesosEventStream<Event> events;
-    final FrameworkID id;
-    final String stream;
-    final Map<String, TaskState> states = new ConcurrentHashMap<>();
-    int read; // events of the stream handled so far
-
-    Framework(MesosSchedulerClient client, MesosEventStream<Event> events, FrameworkID id) {
-      this.client = client;
-      this.events = events;
-      this.id = id;
-      this.stream = events.streamId().orElseThrow();
-    }
-
-    void call(io.acceld.proto.mesos.v1.scheduler.Call call) throws Exception {
-      int status = client.call(call, Map.of("Mesos-Stream-Id", stream)).status();
-      assertThat(status).as("%s answered", call.getType()).isIn(200, 202);
-    }
-
-    /** Handles every event read so far: records task states, acknowledges updates. */
-    void pump() throws Exception {
-      List<Event> seen = events.seen();
-      for (; read < seen.size(); read++) {
-        Event e = seen.get(read);
-        if (e.getType() == Event.Type.UPDATE) {
-          TaskStatus s = e.getUpdate().getStatus();
-          states.put(s.getTaskId().getValue(), s.getState());
-          if (s.hasUuid()) {
-            call(acknowledge(id, s));
-          }
-        }
-      }
-    }
-
-    /** The newest offer with GPUs not rescinded and not in {@code used}, waiting for one. */
-    Offer awaitOffer(Set<String> used, Duration timeout) throws Exception {
-      long deadline = System.nanoTime() + timeout.toNanos();
-      while (System.nanoTime() < deadline) {
-        pump();
-        Map<String, Offer> open = new LinkedHashMap<>();
-        for (Event e : events.seen()) {
-          if (e.getType() == Event.Type.OFFERS) {
-            e.getOffers().getOffersList().forEach(o -> open.put(o.getId().getValue(), o));
-          } else if (e.getType() == Event.Type.RESCIND) {
-            open.remove(e.getRescind().getOfferId().getValue());
-          }
-        }
-        Optional<Offer> withGpus =
-            open.values().stream()
-                .filter(o -> !used.contains(o.getId().getValue()))
-                .filter(
-                    o -> o.getResourcesList().stream().anyMatch(r -> r.getName().equals("gpus")))
-                .reduce((a, b) -> b);
-        if (withGpus.isPresent()) {
-          return withGpus.get();
-        }
-        Thread.sleep(10); // polling the recorded events; nothing to await on
-      }
-      throw new AssertionError("no offer with GPUs within " + timeout + ": " + events.seen());
-    }
-
-    /** Waits until every task in {@code ids} had an update; their latest states. */
-    Map<String, TaskState> awaitUpdates(List<String> ids, Duration timeout) throws Exception {
-      long deadline = System.nanoTime() + timeout.toNanos();
-      while (!states.keySet().containsAll(ids) && System.nanoTime() < deadline) {
-        pump();
-        Thread.sleep(10); // polling the recorded events; nothing to await on
-      }
-      Map<String, TaskState> got = new HashMap<>();
-      ids.forEach(id -> Optional.ofNullable(states.get(id)).ifPresent(st -> got.put(id, st)));
-      return got;
-    }
-  }
-
-  Framework subscribeTo(int port, FrameworkInfo info, Optional<FrameworkID> id) throws Exception {
-    MesosSchedulerClient client = MesosSchedulerClient.of("127.0.0.1:" + port, MediaType.PROTOBUF);
-    Eventually.await(
-        "the bridge recovered and answers on port " + port,
-        WAIT,
-        () -> {
-          try {
-            MesosResponse state = client.request("GET", "/state");
-            return state.status() == 200 && !state.body().contains("\"recovering\":true");
-          } catch (IOException notYetListening) {
-            return false;
-          }
-        });
-    MesosEventStream<Event> events = client.subscribe(subscribe(info, id));
-    assertThat(events.status()).as(events.errorBody()).isEqualTo(200);
-    Event first = events.nextEvent(WAIT);
-    assertThat(first.getType()).isEqualTo(Event.Type.SUBSCRIBED);
-    Framework fw = new Framework(client, events, first.getSubscribed().getFrameworkId());
-    fw.read = 1;
-    return fw;
-  }
-
   /** What one burst got answered: kubelet devices, and tasks the framework heard of. */
   record Outcome(Set<String> allocated, Set<String> tasks) {}
 
@@ -276,7 +169,7 @@ class AgentKillNineChaosIT {
     for (int round = 0; round < ROUNDS; round++) {
       String what = seed.tag("round " + round);
       awaitServing(kubelet, registrationsBefore, what);
-      Framework fw = subscribeTo(mesosPort, info, frameworkId);
+      ChaosFramework fw = ChaosFramework.subscribe(mesosPort, info, frameworkId, WAIT);
       frameworkId = Optional.of(fw.id);
       Map<String, Holding> before = awaitDevices(what);
       assertThat(before.values()).as(what + ": all free at the start").allMatch(Holding::free);
@@ -356,7 +249,7 @@ class AgentKillNineChaosIT {
             .isFalse();
       }
       long answeringAt = System.nanoTime();
-      Framework again = subscribeTo(mesosPort, info, frameworkId);
+      ChaosFramework again = ChaosFramework.subscribe(mesosPort, info, frameworkId, WAIT);
       Eventually.await(
           after + ": every answered Allocate held by the kubelet, every heard task held or told",
           WAIT,
@@ -434,7 +327,7 @@ class AgentKillNineChaosIT {
    * offer when the kubelet's leases made the bridge rescind that one (the tasks come back
    * TASK_LOST, invalid offer), a few times.
    */
-  private void launchUntilAccepted(Framework fw, int round) throws Exception {
+  private void launchUntilAccepted(ChaosFramework fw, int round) throws Exception {
     Set<String> used = new HashSet<>();
     for (int attempt = 0; attempt < 4; attempt++) {
       Offer offer = fw.awaitOffer(used, Duration.ofSeconds(2));
