@@ -17,7 +17,11 @@ import io.acceld.proto.mesos.v1.TaskInfo;
 import io.acceld.proto.mesos.v1.TaskState;
 import io.acceld.proto.mesos.v1.scheduler.Event;
 import io.acceld.proto.podresources.v1.PodResources;
+import io.acceld.simulate.FixtureNode;
+import io.acceld.simulate.Fixtures;
+import io.acceld.testing.DaemonFlags;
 import io.acceld.testing.Eventually;
+import io.acceld.testing.NvmlDouble;
 import io.acceld.testing.kubelet.DeviceState;
 import io.acceld.testing.kubelet.KubeletDouble;
 import io.acceld.testing.kubelet.Registration;
@@ -99,14 +103,18 @@ class AgentKillNineChaosIT {
     }
   }
 
+  /**
+   * The flags of every start: the eight-GPU fixture node and the NVML double, written once (not
+   * {@code --simulate}, which writes a fresh node tree at every start), the same state directory,
+   * and the Mesos bridge on a fixed port.
+   */
   Map<String, String> flags(KubeletDouble kubelet, PodResourcesSocket pods, int mesosPort) {
-    Map<String, String> flags = new HashMap<>();
-    flags.put("simulate", "");
-    flags.put("device-plugin-dir", kubelet.deviceDir().toString());
+    FixtureNode node = Fixtures.eightGpuNode(dir.resolve("node"));
+    NvmlDouble nvml = NvmlDouble.create(dir.resolve("nvml"), node.nvmlScenario());
+    Map<String, String> flags = DaemonFlags.withMesos(dir, node, nvml, kubelet, "1s");
+    flags.remove("metrics-address"); // fixed by AgentProcess, the same across restarts
     flags.put("pod-resources-socket", pods.path().toString());
-    flags.put("state-dir", dir.resolve("state").toString());
     flags.put("mesos-address", "127.0.0.1:" + mesosPort);
-    flags.put("mesos-reserve", "cpus:0;mem:0;disk:0");
     // Leases of Allocates that were never answered, hence never used by a pod, go quickly.
     flags.put("kubelet-pending-lease-ttl", "1s");
     return flags;
@@ -222,10 +230,14 @@ class AgentKillNineChaosIT {
         t.join(10_000);
       }
       Set<String> heard = new HashSet<>();
+      Map<String, TaskState> lastHeard = new HashMap<>();
       for (Event e : fw.events.seen()) {
         if (e.getType() == Event.Type.UPDATE
             && HEARD.contains(e.getUpdate().getStatus().getState())) {
           heard.add(e.getUpdate().getStatus().getTaskId().getValue());
+          lastHeard.put(
+              e.getUpdate().getStatus().getTaskId().getValue(),
+              e.getUpdate().getStatus().getState());
         }
       }
       fw.events.close();
@@ -279,9 +291,34 @@ class AgentKillNineChaosIT {
             }
             return true;
           });
-      terminalAfterRestart +=
-          (int)
-              outcome.tasks().stream().filter(t -> TERMINAL.contains(again.states.get(t))).count();
+      for (String t : outcome.tasks()) {
+        if (TERMINAL.contains(again.states.get(t))) {
+          terminalAfterRestart++;
+          System.out.printf(
+              "  %s: heard %s before the kill, then %s (%s)%n",
+              t, lastHeard.get(t), again.states.get(t), again.messages.get(t));
+          // Reported gone, so its device is free: its process must not run on with the GPU.
+          Path pidFile = dir.resolve("pids/" + t + ".pid");
+          if (Files.exists(pidFile)) {
+            String pid = Files.readString(pidFile).strip();
+            Eventually.await(
+                after
+                    + ": "
+                    + t
+                    + " reported "
+                    + again.states.get(t)
+                    + " but its process "
+                    + pid
+                    + " still runs",
+                Duration.ofSeconds(5),
+                () ->
+                    pid.isEmpty()
+                        || ProcessHandle.of(Long.parseLong(pid))
+                            .map(h -> !h.isAlive())
+                            .orElse(true));
+          }
+        }
+      }
 
       long checkedAt = System.nanoTime();
       // Clean up for the next round: the pods go, the tasks are killed; everything must come free

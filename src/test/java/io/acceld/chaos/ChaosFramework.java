@@ -38,6 +38,7 @@ final class ChaosFramework {
   final FrameworkID id;
   final String stream;
   final Map<String, TaskState> states = new ConcurrentHashMap<>();
+  final Map<String, String> messages = new ConcurrentHashMap<>();
   int read; // events of the stream handled so far
   final Set<String> declined = new HashSet<>();
 

@@ -32,7 +32,7 @@ import org.junit.jupiter.api.io.TempDir;
  */
 class PodResourcesChaosIT {
   static final String GPU = ChaosNode.GPU;
-  static final int ROUNDS = Integer.getInteger("acceld.podResourcesRounds", 8);
+  static final int ROUNDS = Integer.getInteger("acceld.podResourcesRounds", 6);
   static final Duration TTL = Duration.ofSeconds(1);
   static final Duration WAIT = Duration.ofSeconds(10);
 
