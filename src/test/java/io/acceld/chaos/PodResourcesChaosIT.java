@@ -7,7 +7,6 @@ import static org.assertj.core.api.Assertions.assertThat;
 import io.acceld.kubelet.podresources.FakePodResources;
 import io.acceld.proto.podresources.v1.PodResources;
 import io.acceld.testing.Eventually;
-import io.acceld.testing.kubelet.DeviceState;
 import java.net.http.HttpResponse;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -167,9 +166,5 @@ class PodResourcesChaosIT {
         what + ": " + device + " free",
         WAIT,
         () -> Optional.ofNullable(devicesOrEmpty().get(device)).map(Holding::free).orElse(false));
-  }
-
-  static boolean healthy(List<DeviceState> l) {
-    return l.stream().allMatch(DeviceState::healthy);
   }
 }
