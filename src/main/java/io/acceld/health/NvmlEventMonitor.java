@@ -47,6 +47,10 @@ public final class NvmlEventMonitor implements AutoCloseable {
           | NvmlEventType.DOUBLE_BIT_ECC_ERROR
           | NvmlEventType.SINGLE_BIT_ECC_ERROR;
   static final int WAIT_MS = 500;
+
+  /** The most events read in one batch before publishing; NVML queues at most 1,024 per set. */
+  static final int MAX_BATCH = 1024;
+
   static final Duration FIRST_BACKOFF = Duration.ofSeconds(1);
   static final Duration MAX_BACKOFF = Duration.ofSeconds(30);
   static final Duration LOST_ELSEWHERE_PAUSE = Duration.ofSeconds(2);
@@ -196,7 +200,40 @@ public final class NvmlEventMonitor implements AutoCloseable {
       return;
     }
     backoff.reset();
-    event.ifPresent(this::handle);
+    if (event.isPresent()) {
+      boolean changed = handle(event.get());
+      try {
+        changed |= drain();
+      } finally {
+        if (changed) {
+          listener.changed();
+        }
+      }
+    }
+  }
+
+  /**
+   * Handles the events already queued behind the one just read, without waiting; true if any
+   * changed a mark. A storm (XIDs on every GPU at once, hundreds of them) is so published once, not
+   * once per XID: a publish per event made the last GPU of a storm wait seconds for its mark behind
+   * the others' repeats, and logged a line per XID. A failing wait ends the batch; the next turn's
+   * wait meets the failure again and handles it as every failure is handled.
+   */
+  private boolean drain() {
+    boolean changed = false;
+    for (int i = 0; i < MAX_BATCH; i++) {
+      Optional<NvmlEvent> next;
+      try {
+        next = nvml.waitForEvent(set, 0);
+      } catch (NvmlException e) {
+        return changed;
+      }
+      if (next.isEmpty()) {
+        return changed;
+      }
+      changed |= handle(next.get());
+    }
+    return changed;
   }
 
   /** A function of the event API (or one the monitor probes with) is absent from this NVML. */
@@ -269,12 +306,13 @@ public final class NvmlEventMonitor implements AutoCloseable {
     }
   }
 
-  private void handle(NvmlEvent event) {
+  /** Records what {@code event} says; true if a mark was raised or renewed (to publish). */
+  private boolean handle(NvmlEvent event) {
     // The handle identifies the GPU even when NVML could not name it (lost meanwhile).
     Device device = byHandle.get(event.device());
     if (device == null) {
       log.debug("NVML event for a GPU we do not watch: {}", event);
-      return;
+      return false;
     }
     if (event.isXid()) {
       int xid = (int) event.eventData();
@@ -286,17 +324,18 @@ public final class NvmlEventMonitor implements AutoCloseable {
             device.id(),
             xid,
             XidNames.name(xid));
-        return;
+        return false;
       }
       marks.mark(HealthMark.xid(device.id(), xid, clock.instant()));
-      listener.changed();
+      return true;
     } else if ((event.eventType() & NvmlEventType.DOUBLE_BIT_ECC_ERROR) != 0) {
       marks.mark(
           HealthMark.of(device.id(), HealthSource.ECC, clock.instant(), "double-bit ECC error"));
-      listener.changed();
+      return true;
     } else if ((event.eventType() & NvmlEventType.SINGLE_BIT_ECC_ERROR) != 0) {
       listener.singleBitEcc(device);
     }
+    return false;
   }
 
   /** Probes each watched GPU once; marks those that answer lost. True if any was found. */

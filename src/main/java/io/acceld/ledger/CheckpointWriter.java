@@ -18,9 +18,11 @@ import org.slf4j.LoggerFactory;
  * node is written at once, and a burst (a node's pods starting together) shares a write every
  * {@code MIN_INTERVAL}, taking the newest snapshot, so the cores that serve lease calls are not
  * spent on fsyncs (measured: BENCHMARKS.md). A caller that must know its lease is durable before it
- * acknowledges (the Mesos bridge) calls {@link #awaitPersisted}, which writes at once. The
- * kubelet's Allocate does not: a pending lease lost in a crash before its write comes back from the
- * kubelet's pod-resources API, which is the truth for that side.
+ * acknowledges (the Mesos bridge) calls {@link #awaitPersisted}, which writes at once and says
+ * false as soon as that write fails, so that a launch on a full disk is refused at once rather than
+ * after the caller's timeout. The kubelet's Allocate does not: a pending lease lost in a crash
+ * before its write comes back from the kubelet's pod-resources API, which is the truth for that
+ * side.
  *
  * <p>When a write fails (disk full, read-only or missing state directory), the leases stay in
  * memory and are served from there; the failure is logged once at ERROR, the write is retried with
@@ -70,6 +72,14 @@ public final class CheckpointWriter implements LeaseStore, AutoCloseable {
   @GuardedBy("lock")
   private int waiting;
 
+  // Failed write attempts, and the version the last one tried to write: a waiter whose version
+  // that attempt covered learns at once that it is not durable, rather than at its timeout.
+  @GuardedBy("lock")
+  private long failedAttempts;
+
+  @GuardedBy("lock")
+  private long lastFailedVersion = -1;
+
   // The writer thread only: when the last write attempt started (System.nanoTime()).
   private long lastWrite = System.nanoTime() - MIN_INTERVAL.toNanos();
   private volatile Status status = Status.OK;
@@ -113,11 +123,15 @@ public final class CheckpointWriter implements LeaseStore, AutoCloseable {
     synchronized (lock) {
       waiting++;
       lock.notifyAll();
+      long failedBefore = failedAttempts;
       try {
         while (persisted < version) {
           long left = deadline - System.nanoTime();
           if (left <= 0 || closed) {
             return persisted >= version;
+          }
+          if (failedAttempts > failedBefore && lastFailedVersion >= version) {
+            return false; // the write of this version failed (disk full, read-only): say so now
           }
           lock.wait(Math.max(1, left / 1_000_000));
         }
@@ -195,6 +209,11 @@ public final class CheckpointWriter implements LeaseStore, AutoCloseable {
       checkpoint.write(snapshot);
     } catch (IOException | RuntimeException e) {
       failures.incrementAndGet();
+      synchronized (lock) {
+        failedAttempts++;
+        lastFailedVersion = snapshot.version();
+        lock.notifyAll();
+      }
       if (status.ok()) {
         status = new Status(Optional.of(e.toString()), Optional.of(clock.instant()));
         log.error(

@@ -26,7 +26,8 @@ public interface LeaseStore {
   /**
    * Waits until a snapshot at least as new as {@code version} is durable.
    *
-   * @return false if that did not happen within {@code timeout}
+   * @return false if that did not happen within {@code timeout}, or (a store that writes) as soon
+   *     as a write of that version failed
    */
   boolean awaitPersisted(long version, Duration timeout) throws InterruptedException;
 }

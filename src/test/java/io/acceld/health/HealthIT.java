@@ -126,6 +126,34 @@ class HealthIT {
   }
 
   @Test
+  void anXidStormOnEveryGpuMarksThemAllAtOnceWithoutALogLinePerXid() throws Exception {
+    try (LogCapture log = LogCapture.of(Agent.class)) {
+      startAgent();
+
+      // 800 XIDs, GPU after GPU: each handled with its own publish, the eighth GPU's first XID
+      // waited seconds behind the others' repeats, and each repeat logged a line.
+      for (int gpu = 0; gpu < 8; gpu++) {
+        for (int i = 0; i < 100; i++) {
+          nvml.control()
+              .acceld_fake_inject_event(
+                  gpu, NvmlEventType.XID_CRITICAL_ERROR, i % 2 == 0 ? 48 : 63);
+        }
+      }
+
+      kubelet.awaitDevices(
+          NVIDIA,
+          l -> l.size() == 8 && l.stream().noneMatch(DeviceState::healthy),
+          Duration.ofSeconds(2));
+      // Events are handled in order: once this one shows, the storm was handled.
+      xid(7, 94);
+      Eventually.await(
+          "the last XID handled",
+          () -> log.warnings().stream().anyMatch(w -> w.contains("XID 94")));
+      assertThat(log.warnings()).as("a line or a few per GPU, not one per XID").hasSizeLessThan(40);
+    }
+  }
+
+  @Test
   void anIgnoredXidLeavesTheGpuHealthy() throws Exception {
     startAgent();
 

@@ -108,6 +108,30 @@ class CheckpointDiskIT {
   }
 
   @Test
+  void aWaiterForDurabilityOnAFullDiskIsToldAtOnceNotAtItsTimeout() throws Exception {
+    Path filler = fillDisk();
+    try (LedgerStorage storage = LedgerStorage.open(state, clock)) {
+      DeviceLedger ledger = storage.ledger();
+      ledger.onChange(inventory, InventoryDiff.between(Inventory.EMPTY, inventory));
+      ledger.lease(
+          new Holder.MesosTask("fw", "t1"), List.of(ReplicaId.whole(TestDevices.uuid(0))), "o");
+      Eventually.await("the write fails", () -> !storage.writer().status().ok());
+
+      // As the Mesos bridge waits before it acknowledges a launch: with a full disk the answer
+      // came only at the 10 s timeout, so each launch stalled its framework for 10 s.
+      long version = ledger.current().version();
+      long start = System.nanoTime();
+      boolean durable = ledger.awaitPersisted(version, Duration.ofSeconds(10));
+      Duration took = Duration.ofNanos(System.nanoTime() - start);
+
+      assertThat(durable).isFalse();
+      assertThat(took).isLessThan(Duration.ofSeconds(3));
+      Files.delete(filler);
+      assertThat(ledger.awaitPersisted(version, Duration.ofSeconds(15))).isTrue();
+    }
+  }
+
+  @Test
   void aReadOnlyStateDirectoryIsSurvivedAndRecoveredFrom() throws Exception {
     assertThat(run("mount", "-o", "remount,ro", state.toString())).isTrue();
     try (LedgerStorage storage = LedgerStorage.open(state, clock)) {

@@ -12,14 +12,19 @@ public final class LogCapture implements AutoCloseable {
   private final Logger logger;
   private final ListAppender<ILoggingEvent> appender = new ListAppender<>();
 
-  private LogCapture(Class<?> source) {
-    logger = (Logger) LoggerFactory.getLogger(source);
+  private LogCapture(String name) {
+    logger = (Logger) LoggerFactory.getLogger(name);
     appender.start();
     logger.addAppender(appender);
   }
 
   public static LogCapture of(Class<?> source) {
-    return new LogCapture(source);
+    return new LogCapture(source.getName());
+  }
+
+  /** What every class under {@code loggerName} logs, e.g. {@code "io.acceld"} for the agent. */
+  public static LogCapture of(String loggerName) {
+    return new LogCapture(loggerName);
   }
 
   /** Formatted messages logged at WARN or above, in order. */
