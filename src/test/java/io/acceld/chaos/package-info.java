@@ -9,8 +9,8 @@
  *       {@code kill -9} 20 times during bursts of kubelet Allocates and Mesos ACCEPTs; after each
  *       restart every answered Allocate is held by the kubelet, every task the framework heard of
  *       holds its device or was reported terminal, no device is held by both sides, and everything
- *       comes free once the pods and tasks are gone. It also counts command tasks whose process
- *       outlived a TASK_LOST report (a known defect: see its {@code FAIL_ON_ORPHANS}).
+ *       comes free once the pods and tasks are gone, and no task reported terminal still runs with
+ *       its GPU.
  *   <li>{@link io.acceld.chaos.XidStormChaosIT} (about 15 s): eight storms of 400 critical XIDs on
  *       every GPU at once; all Unhealthy to the kubelet and GPU offers rescinded within 3 s, back
  *       after the quarantine, calls and {@code /healthz} answered within 1 s, loop threads alive,

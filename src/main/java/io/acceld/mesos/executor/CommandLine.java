@@ -17,6 +17,12 @@ import java.util.List;
  * <p>The wrapper is {@code setsid sh -c SCRIPT STATUSFILE ARGV...}:
  *
  * <ul>
+ *   <li>it first waits for the agent's {@code go} on stdin, and runs nothing without it: the agent
+ *       writes it only once the container's record (with this pid) is durable, so an agent killed
+ *       between the start and the record leaves no task running that a restarted agent would not
+ *       know, and whose devices it would lease again. The agent's end of the pipe closes when it
+ *       dies, and the wrapper then exits 111 with no status file. After the {@code go}, stdin is
+ *       {@code /dev/null}.
  *   <li>{@code setsid} makes the wrapper the leader of a new session and process group whose ID is
  *       its pid (it does not fork: a child of the JVM is never a group leader), so the task's whole
  *       tree can be signalled as one, children re-parented to init included, and the task does not
@@ -29,7 +35,11 @@ import java.util.List;
  */
 final class CommandLine {
   static final String WRAPPER_SCRIPT =
-      "trap : TERM; \"$@\"; s=$?; printf '%s\\n' \"$s\" > \"$0\"; exit \"$s\"";
+      "IFS= read -r go || exit 111; [ \"$go\" = go ] || exit 111; exec </dev/null;"
+          + " trap : TERM; \"$@\"; s=$?; printf '%s\\n' \"$s\" > \"$0\"; exit \"$s\"";
+
+  /** What the agent writes to the wrapper's stdin to let the command run. */
+  static final String GO = "go\n";
 
   private final String setsid;
   private final String shell;

@@ -93,18 +93,19 @@ final class CommandTaskRunner {
       end(status(TaskState.TASK_KILLED).setMessage("Killed before it was started"));
       return;
     }
-    ProcessTree started;
+    Spawner.Spawned spawned;
     Sandbox box;
     try {
       box = Sandbox.create(services.sandboxes(), containerId);
       List<String> argv = services.commandLine().argv(task.getCommand());
       Map<String, String> env =
           services.environment().forCommandTask(framework, agent, task, devices, box);
-      started = services.spawner().spawn(argv, env, box);
+      spawned = services.spawner().spawn(argv, env, box);
     } catch (IOException | IllegalArgumentException e) {
       failToLaunch("Failed to launch the command: " + e.getMessage());
       return;
     }
+    ProcessTree started = spawned.tree();
     synchronized (this) {
       tree = started;
       sandbox = box;
@@ -113,9 +114,18 @@ final class CommandTaskRunner {
       services.records().write(record(started, box));
     } catch (IOException e) {
       // Without a record the agent could not find the task after a restart: do not run it.
-      started.kill();
+      spawned.abandon();
       failToLaunch("Failed to checkpoint the task's container: " + e.getMessage());
       return;
+    }
+    try {
+      spawned.go(); // recorded: only now may the command run
+    } catch (IOException e) {
+      // the wrapper died before its go: observe() reports how it ended
+      log.warn(
+          "Task {} ended before it could start: {}",
+          ClientText.quote(task.getTaskId().getValue()),
+          e.toString());
     }
     report(status(TaskState.TASK_RUNNING));
     observe();

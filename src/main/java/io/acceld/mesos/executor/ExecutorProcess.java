@@ -193,7 +193,7 @@ final class ExecutorProcess {
 
   /** Spawns the process; on the containers' threads. */
   void start(List<RuntimeSpec> devices) {
-    ProcessTree started;
+    Spawner.Spawned spawned;
     Sandbox box;
     try {
       if (!info.hasCommand()) {
@@ -206,7 +206,7 @@ final class ExecutorProcess {
           services
               .environment()
               .forExecutor(framework, agent, info, devices, shutdownGrace(), box, secret);
-      started = services.spawner().spawn(argv, env, box);
+      spawned = services.spawner().spawn(argv, env, box);
     } catch (IOException | IllegalArgumentException e) {
       failAll(
           TaskState.TASK_FAILED,
@@ -214,6 +214,7 @@ final class ExecutorProcess {
           "Failed to launch the executor: " + e.getMessage());
       return;
     }
+    ProcessTree started = spawned.tree();
     boolean gone;
     synchronized (this) {
       gone = state != State.LAUNCHING; // shut down while it was being started
@@ -225,9 +226,18 @@ final class ExecutorProcess {
     }
     if (gone || !checkpoint()) {
       // Killed before it could be recorded: the agent could not find it after a restart.
-      started.kill();
+      spawned.abandon();
       if (gone) {
         return;
+      }
+    } else {
+      try {
+        spawned.go(); // recorded: only now may the executor run
+      } catch (IOException e) {
+        log.warn(
+            "Executor {} ended before it could start: {}",
+            ClientText.quote(info.getExecutorId().getValue()),
+            e.toString());
       }
     }
     awaitSubscription(started);
