@@ -642,8 +642,8 @@ FAKE_EXPORT nvmlReturn_t nvmlDeviceGetTopologyCommonAncestor(nvmlDevice_t device
   if (a->lost || b->lost) return fake_leave(NVML_ERROR_GPU_IS_LOST);
   if (a == b) {
     *pathInfo = NVML_TOPOLOGY_INTERNAL;
-  } else if (g_fake.sc.topo[a->index][b->index] != FAKE_TOPO_DEFAULT) {
-    *pathInfo = g_fake.sc.topo[a->index][b->index];
+  } else if (g_fake.sc.topo[a->index][b->index] != FAKE_TOPO_UNSET) {
+    *pathInfo = g_fake.sc.topo[a->index][b->index] - 1;
   } else {
     *pathInfo = a->numa == b->numa ? NVML_TOPOLOGY_NODE : NVML_TOPOLOGY_SYSTEM;
   }

@@ -16,12 +16,13 @@
 /* Only NVML entry points and the acceld_fake_* controls are exported; helpers stay hidden. */
 #define FAKE_EXPORT __attribute__((visibility("default")))
 
-#define FAKE_MAX_GPUS 64
+#define FAKE_MAX_GPUS 256
 #define FAKE_MAX_CPUS 4096
 #define FAKE_CPU_WORDS (FAKE_MAX_CPUS / (8 * (int)sizeof(unsigned long)))
 #define FAKE_QUEUE_CAPACITY 1024
 #define FAKE_PATH_MAX 4096
-#define FAKE_TOPO_DEFAULT (-1)
+/* topo[][] holds level + 1; 0 (what a zeroed scenario holds) = derive from NUMA. */
+#define FAKE_TOPO_UNSET 0
 
 /* What the double knows about one GPU. Handles given to callers point at these. */
 struct nvmlDevice_st {
@@ -88,8 +89,11 @@ struct fake_scenario {
   int cuda; /* 0 = unknown: cuda queries return LIBRARY_NOT_FOUND */
   int init_error;
   unsigned int gpu_count;
+  /* Rows of gpus[] and topo[] any load has written: a reload clears only these, so the pages of a
+   * 256-GPU table an 8-GPU scenario never uses stay untouched (and out of the process's RSS). */
+  unsigned int rows_used;
   struct nvmlDevice_st gpus[FAKE_MAX_GPUS];
-  int topo[FAKE_MAX_GPUS][FAKE_MAX_GPUS]; /* FAKE_TOPO_DEFAULT = derive from NUMA */
+  int topo[FAKE_MAX_GPUS][FAKE_MAX_GPUS]; /* level + 1; FAKE_TOPO_UNSET = derive from NUMA */
 };
 
 struct fake_global {

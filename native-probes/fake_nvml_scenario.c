@@ -31,6 +31,7 @@
 #include <dlfcn.h>
 #include <errno.h>
 #include <stdarg.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -414,6 +415,7 @@ static void gpu_line(struct fake_scenario *sc, const struct parse_ctx *ctx, char
     }
   }
   sc->gpus[sc->gpu_count++] = d;
+  if (sc->gpu_count > sc->rows_used) sc->rows_used = sc->gpu_count;
 }
 
 static int gpu_index(const struct fake_scenario *sc, const char *s, unsigned int *out) {
@@ -440,8 +442,8 @@ static void pair_line(struct fake_scenario *sc, const struct parse_ctx *ctx, cha
     return;
   }
   if (is_topo) {
-    sc->topo[a][b] = (int)value;
-    sc->topo[b][a] = (int)value;
+    sc->topo[a][b] = (int)value + 1;
+    sc->topo[b][a] = (int)value + 1;
     return;
   }
   struct nvmlDevice_st *da = &sc->gpus[a], *db = &sc->gpus[b];
@@ -487,11 +489,10 @@ static void parse_line(struct fake_scenario *sc, const struct parse_ctx *ctx, ch
 }
 
 void fake_scenario_load(struct fake_scenario *sc, const char *path) {
-  memset(sc, 0, sizeof(*sc));
+  memset(sc->gpus, 0, sc->rows_used * sizeof(sc->gpus[0]));
+  memset(sc->topo, 0, sc->rows_used * sizeof(sc->topo[0]));
+  memset(sc, 0, offsetof(struct fake_scenario, gpus));
   snprintf(sc->driver, sizeof(sc->driver), "0.0");
-  for (int i = 0; i < FAKE_MAX_GPUS; i++) {
-    for (int j = 0; j < FAKE_MAX_GPUS; j++) sc->topo[i][j] = FAKE_TOPO_DEFAULT;
-  }
   FILE *f = fopen(path, "r");
   if (f == NULL) {
     if (errno != ENOENT) fprintf(stderr, "fake-nvml: %s: %s; no GPUs\n", path, strerror(errno));

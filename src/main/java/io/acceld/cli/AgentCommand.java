@@ -34,8 +34,8 @@ abstract class AgentCommand implements Callable<Integer> {
   @Option(
       names = "--simulate",
       description =
-          "Run on a built-in synthetic node (8 GPUs, two NUMA nodes, NVLink) with the NVML test"
-              + " double, instead of this machine's hardware.")
+          "Run on a built-in synthetic node (8 GPUs, two NUMA nodes, NVLink; more with"
+              + " --simulate-gpus) with the NVML test double, instead of this machine's hardware.")
   boolean simulate;
 
   final CliContext context;
@@ -60,7 +60,8 @@ abstract class AgentCommand implements Callable<Integer> {
       return new Loaded(config, Optional.empty());
     }
     boolean nvmlChosen = config.sourceOf(Settings.NVML_LIBRARY) == AgentConfig.Source.FLAG;
-    SimulatedNode node = SimulatedNode.create(context.env(), !nvmlChosen);
+    SimulatedNode node =
+        SimulatedNode.create(context.env(), config.get(Settings.SIMULATE_GPUS), !nvmlChosen);
     return new Loaded(config.withSimulated(node.settings()), Optional.of(node));
   }
 

@@ -44,7 +44,8 @@ final class DevicesCommand extends AgentCommand {
           Settings.NVML_LIBRARY,
           Settings.STATE_DIR,
           Settings.LOG_LEVEL,
-          Settings.LOG_FORMAT);
+          Settings.LOG_FORMAT,
+          Settings.SIMULATE_GPUS);
 
   @Option(names = "--json", description = "Print a JSON array, one object per device.")
   boolean json;

@@ -350,6 +350,16 @@ public final class Settings {
           Parsers.duration(),
           "2m");
 
+  public static final Setting<Integer> SIMULATE_GPUS =
+      new Setting<>(
+          "simulate-gpus",
+          "COUNT",
+          "How many GPUs --simulate's node has (1 to 256), in groups of 8 laid out like the 8-GPU"
+              + " node: each its own two NUMA nodes, four PCIe switches and NVLink. Ignored without"
+              + " --simulate.",
+          Parsers.integer(1, 256),
+          "8");
+
   /** All settings, in the order help and the README list them. */
   public static final List<Setting<?>> ALL =
       List.of(
@@ -394,7 +404,8 @@ public final class Settings {
           METRICS_TLS_CERT,
           METRICS_TLS_KEY,
           CDI_CHECK_INTERVAL,
-          LOOP_STUCK_AFTER);
+          LOOP_STUCK_AFTER,
+          SIMULATE_GPUS);
 
   public static Optional<Setting<?>> byKey(String key) {
     return ALL.stream().filter(s -> s.key().equals(key)).findFirst();

@@ -1,6 +1,7 @@
 package io.acceld.simulate;
 
 import io.acceld.inventory.PcieLevel;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
 
@@ -20,37 +21,40 @@ public record FixtureNode(FakeNodeTree tree, List<SimulatedGpu> gpus, List<GpuLi
 
   /** What the NVML double should report for this node: the same GPUs, levels and NVLinks. */
   public NvmlScenario nvmlScenario() {
-    NvmlScenario scenario =
-        NvmlScenario.empty().driver(Fixtures.NVIDIA_DRIVER).cuda(Fixtures.CUDA_DRIVER);
+    List<NvmlScenario.Gpu> nvmlGpus = new ArrayList<>(gpus.size());
     for (SimulatedGpu g : gpus) {
-      scenario =
-          scenario.gpu(
-              NvmlScenario.Gpu.of(g.uuid(), g.pciAddress().toUpperCase(Locale.ROOT))
-                  .name(g.name())
-                  .pciDeviceId((g.pciDeviceId() << 16) | 0x10de)
-                  .minor(g.minor())
-                  .memoryBytes(g.memoryBytes())
-                  .memoryUsedBytes(512L << 20)
-                  .numaNode(g.numaNode())
-                  .cpus(g.cpus())
-                  .mig(NvmlScenario.Mig.DISABLED)
-                  .computeCapability("9.0")
-                  .temperatureCelsius(34 + g.index())
-                  .powerMilliwatts(70_000 + 1_000 * g.index())
-                  .utilization(0, 0)
-                  .codecUtilization(0, 0)
-                  .clocksMhz(1980, 2619)
-                  .totalEnergyMillijoules(1_000_000L * (1 + g.index()))
-                  .pcieReplays(0)
-                  .remappedRows(0, 0, false, false)
-                  .memoryTemperatureCelsius(44 + g.index()));
+      nvmlGpus.add(
+          NvmlScenario.Gpu.of(g.uuid(), g.pciAddress().toUpperCase(Locale.ROOT))
+              .name(g.name())
+              .pciDeviceId((g.pciDeviceId() << 16) | 0x10de)
+              .minor(g.minor())
+              .memoryBytes(g.memoryBytes())
+              .memoryUsedBytes(512L << 20)
+              .numaNode(g.numaNode())
+              .cpus(g.cpus())
+              .mig(NvmlScenario.Mig.DISABLED)
+              .computeCapability("9.0")
+              .temperatureCelsius(34 + g.index() % Fixtures.GROUP_SIZE)
+              .powerMilliwatts(70_000 + 1_000 * (g.index() % Fixtures.GROUP_SIZE))
+              .utilization(0, 0)
+              .codecUtilization(0, 0)
+              .clocksMhz(1980, 2619)
+              .totalEnergyMillijoules(1_000_000L * (1 + g.index()))
+              .pcieReplays(0)
+              .remappedRows(0, 0, false, false)
+              .memoryTemperatureCelsius(44 + g.index() % Fixtures.GROUP_SIZE));
     }
+    List<int[]> topology = new ArrayList<>(links.size());
+    List<int[]> nvlinks = new ArrayList<>();
     for (GpuLink link : links) {
-      scenario = scenario.topology(link.a(), link.b(), link.level().nvmlValue());
+      topology.add(new int[] {link.a(), link.b(), link.level().nvmlValue()});
       if (link.nvlinks() > 0) {
-        scenario = scenario.nvlink(link.a(), link.b(), link.nvlinks());
+        nvlinks.add(new int[] {link.a(), link.b(), link.nvlinks()});
       }
     }
-    return scenario;
+    return NvmlScenario.empty()
+        .driver(Fixtures.NVIDIA_DRIVER)
+        .cuda(Fixtures.CUDA_DRIVER)
+        .withAll(nvmlGpus, topology, nvlinks);
   }
 }

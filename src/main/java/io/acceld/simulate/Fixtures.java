@@ -24,34 +24,87 @@ public final class Fixtures {
 
   private Fixtures() {}
 
+  /** The simulated host's CPUs and memory, as its procfs reports them. */
+  public static final int SIMULATED_CPUS = 32;
+
+  public static final long SIMULATED_MEMORY_KB = 256L * 1024 * 1024;
+
+  /** GPUs per group: an NVLink island, two NUMA nodes, four PCIe switches. */
+  public static final int GROUP_SIZE = 8;
+
+  /** The most GPUs {@link #node} builds: a PCI domain per group, and CPU numbers below 4096. */
+  public static final int MAX_GPUS = 256;
+
+  /** CPUs of each NUMA node past the first group's two, numbered after theirs. */
+  private static final int CPUS_PER_EXTRA_NUMA = 56;
+
+  private static final int FIRST_GROUP_CPUS = 224;
+
   /**
    * A DGX-like node: eight H100s on two NUMA nodes, two per PCIe switch, four switches on four host
    * bridges; NVLink pairs (0,1) (2,3) (4,5) (6,7) with 6 links and (0,2) (1,3) (4,6) (5,7) with 2.
    * Also an NVSwitch management function, two ConnectX NICs, a BMC VGA controller and the bridges,
    * none of which may be advertised.
    */
-  /** The simulated host's CPUs and memory, as its procfs reports them. */
-  public static final int SIMULATED_CPUS = 32;
-
-  public static final long SIMULATED_MEMORY_KB = 256L * 1024 * 1024;
-
   public static FixtureNode eightGpuNode(Path root) {
+    return node(root, GROUP_SIZE);
+  }
+
+  /**
+   * {@code gpuCount} H100s in groups of eight, each group laid out as {@link #eightGpuNode} is (its
+   * own two NUMA nodes, four switches, two NICs, NVSwitch and NVLink island) in PCI domain {@code
+   * group}, so the first group is exactly the eight-GPU node. GPUs of different groups share no
+   * NVLink and meet only at SYSTEM level. A last partial group keeps its GPUs' places. For scaling
+   * runs ({@code --simulate-gpus}): the per-device cost of a big node shows.
+   */
+  public static FixtureNode node(Path root, int gpuCount) {
+    if (gpuCount < 1 || gpuCount > MAX_GPUS) {
+      throw new IllegalArgumentException("gpu count must be 1.." + MAX_GPUS + ": " + gpuCount);
+    }
     FakeNodeTree tree = new FakeNodeTree(root);
     List<SimulatedGpu> gpus = new ArrayList<>();
-    for (int sw = 0; sw < 4; sw++) {
-      int numa = sw < 2 ? 0 : 1;
-      String cpus = numa == 0 ? NUMA0_CPUS : NUMA1_CPUS;
-      List<String> switchFabric = gpuFabric(sw * 2);
+    for (int group = 0; group * GROUP_SIZE < gpuCount; group++) {
+      writeGroup(tree, group, Math.min(GROUP_SIZE, gpuCount - group * GROUP_SIZE), gpus);
+    }
+    bmc(tree);
+    for (String node : List.of("nvidiactl", "nvidia-uvm", "nvidia-uvm-tools", "nvidia-modeset")) {
+      tree.devNode(node);
+    }
+    tree.procFile("devices", "Character devices:\n195 nvidia\n226 drm\n511 nvidia-uvm\n");
+    // What the Mesos bridge offers beside the GPUs: an HGX-class host's CPUs and memory.
+    StringBuilder cpuinfo = new StringBuilder();
+    for (int cpu = 0; cpu < SIMULATED_CPUS; cpu++) {
+      cpuinfo.append("processor\t: ").append(cpu).append("\nvendor_id\t: GenuineIntel\n\n");
+    }
+    tree.procFile("cpuinfo", cpuinfo.toString());
+    tree.procFile("meminfo", "MemTotal:       " + SIMULATED_MEMORY_KB + " kB\n");
+
+    List<FixtureNode.GpuLink> links = new ArrayList<>();
+    for (int i = 0; i < gpus.size(); i++) {
+      for (int j = i + 1; j < gpus.size(); j++) {
+        links.add(new FixtureNode.GpuLink(i, j, level(i, j), nvlinks(i, j)));
+      }
+    }
+    return new FixtureNode(tree, gpus, links);
+  }
+
+  /** One group's switches, GPUs, NICs and NVSwitch, its GPUs appended to {@code gpus}. */
+  private static void writeGroup(
+      FakeNodeTree tree, int group, int groupGpus, List<SimulatedGpu> gpus) {
+    for (int sw = 0; sw * 2 < groupGpus; sw++) {
+      int numa = 2 * group + (sw < 2 ? 0 : 1);
+      String cpus = numaCpus(numa);
+      List<String> switchFabric = gpuFabric(group * GROUP_SIZE + sw * 2);
       String host = switchFabric.get(0);
       String rootPort = switchFabric.get(1);
       String upstream = switchFabric.get(2);
       int base = Integer.parseInt(EIGHT_GPU_HOST_BRIDGES[sw], 16);
       bridge(tree, rootPort, 0x8086, 0x352a, numa, cpus, host);
       bridge(tree, upstream, 0x1000, 0xc030, numa, cpus, host, rootPort);
-      for (int slot = 0; slot < 2; slot++) {
-        int index = sw * 2 + slot;
+      for (int slot = 0; slot < 2 && sw * 2 + slot < groupGpus; slot++) {
+        int index = group * GROUP_SIZE + sw * 2 + slot;
         String downstream = gpuFabric(index).get(3);
-        String address = String.format("0000:%02x:00.0", base + 3 + slot);
+        String address = String.format("%04x:%02x:00.0", group, base + 3 + slot);
         bridge(tree, downstream, 0x1000, 0xc030, numa, cpus, host, rootPort, upstream);
         SimulatedGpu gpu =
             new SimulatedGpu(
@@ -73,8 +126,8 @@ public final class Fixtures {
       }
       // A NIC on every other switch, as GPU nodes pair them for GPUDirect.
       if (sw % 2 == 0) {
-        String nicPort = String.format("0000:%02x:02.0", base + 2);
-        String nic = String.format("0000:%02x:00.0", base + 5);
+        String nicPort = String.format("%04x:%02x:02.0", group, base + 2);
+        String nic = String.format("%04x:%02x:00.0", group, base + 5);
         bridge(tree, nicPort, 0x1000, 0xc030, numa, cpus, host, rootPort, upstream);
         tree.pci(nic)
             .id(0x15b3, 0x1021)
@@ -87,38 +140,36 @@ public final class Fixtures {
       }
     }
     // NVSwitch management function: NVIDIA, but class 0x0680, so never a GPU.
-    tree.pci("0000:05:00.0")
+    String domainRoot = String.format("pci%04x:00", group);
+    String nvswitchPort = String.format("%04x:00:01.0", group);
+    String groupCpus = numaCpus(2 * group);
+    tree.pci(String.format("%04x:05:00.0", group))
         .id(0x10de, 0x22a3)
         .pciClass(0x068000)
-        .numa(0, NUMA0_CPUS)
+        .numa(2 * group, groupCpus)
         .driver("nvidia-nvswitch")
-        .under("pci0000:00", "0000:00:01.0")
+        .under(domainRoot, nvswitchPort)
         .write();
-    bridge(tree, "0000:00:01.0", 0x8086, 0x352a, 0, NUMA0_CPUS, "pci0000:00");
-    bmc(tree);
-    for (String node : List.of("nvidiactl", "nvidia-uvm", "nvidia-uvm-tools", "nvidia-modeset")) {
-      tree.devNode(node);
-    }
-    tree.procFile("devices", "Character devices:\n195 nvidia\n226 drm\n511 nvidia-uvm\n");
-    // What the Mesos bridge offers beside the GPUs: an HGX-class host's CPUs and memory.
-    StringBuilder cpuinfo = new StringBuilder();
-    for (int cpu = 0; cpu < SIMULATED_CPUS; cpu++) {
-      cpuinfo.append("processor\t: ").append(cpu).append("\nvendor_id\t: GenuineIntel\n\n");
-    }
-    tree.procFile("cpuinfo", cpuinfo.toString());
-    tree.procFile("meminfo", "MemTotal:       " + SIMULATED_MEMORY_KB + " kB\n");
-
-    List<FixtureNode.GpuLink> links = new ArrayList<>();
-    for (int i = 0; i < gpus.size(); i++) {
-      for (int j = i + 1; j < gpus.size(); j++) {
-        links.add(new FixtureNode.GpuLink(i, j, eightGpuLevel(i, j), eightGpuNvlinks(i, j)));
-      }
-    }
-    return new FixtureNode(tree, gpus, links);
+    bridge(tree, nvswitchPort, 0x8086, 0x352a, 2 * group, groupCpus, domainRoot);
   }
 
   /**
-   * The PCI function of a GPU of {@link #eightGpuNode}: two per switch, a switch per host bridge.
+   * The CPUs of simulated NUMA node {@code numa}: the eight-GPU node's two big ones, then 56 each,
+   * so 256 GPUs' 64 nodes stay below CPU 4096 (the most NVML's affinity masks are read for).
+   */
+  private static String numaCpus(int numa) {
+    if (numa == 0) {
+      return NUMA0_CPUS;
+    }
+    if (numa == 1) {
+      return NUMA1_CPUS;
+    }
+    int first = FIRST_GROUP_CPUS + (numa - 2) * CPUS_PER_EXTRA_NUMA;
+    return first + "-" + (first + CPUS_PER_EXTRA_NUMA - 1);
+  }
+
+  /**
+   * The PCI function of a GPU of {@link #node}: two per switch, a switch per host bridge.
    * Package-private so the test fixtures can plug it back after an unplug.
    */
   static void writeGpu(FakeNodeTree tree, SimulatedGpu gpu) {
@@ -136,17 +187,35 @@ public final class Fixtures {
   }
 
   /**
-   * Where GPU {@code index} of {@link #eightGpuNode} sits: its host bridge, root port, and the
-   * upstream and downstream ports of its switch (two GPUs per switch, a switch per host bridge).
+   * Where GPU {@code index} of {@link #node} sits: its host bridge, root port, and the upstream and
+   * downstream ports of its switch (two GPUs per switch, a switch per host bridge, a PCI domain per
+   * group of eight).
    */
   private static List<String> gpuFabric(int index) {
-    String hb = EIGHT_GPU_HOST_BRIDGES[index / 2];
+    int domain = index / GROUP_SIZE;
+    String hb = EIGHT_GPU_HOST_BRIDGES[(index % GROUP_SIZE) / 2];
     int base = Integer.parseInt(hb, 16);
     return List.of(
-        "pci0000:" + hb,
-        String.format("0000:%s:01.0", hb),
-        String.format("0000:%02x:00.0", base + 1),
-        String.format("0000:%02x:%02x.0", base + 2, index % 2));
+        String.format("pci%04x:%s", domain, hb),
+        String.format("%04x:%s:01.0", domain, hb),
+        String.format("%04x:%02x:00.0", domain, base + 1),
+        String.format("%04x:%02x:%02x.0", domain, base + 2, index % 2));
+  }
+
+  /** PCIe level between GPUs {@code i} and {@code j} of {@link #node}: SYSTEM across groups. */
+  public static PcieLevel level(int i, int j) {
+    if (i / GROUP_SIZE != j / GROUP_SIZE) {
+      return PcieLevel.SYSTEM;
+    }
+    return eightGpuLevel(i % GROUP_SIZE, j % GROUP_SIZE);
+  }
+
+  /** NVLink count between GPUs {@code i} and {@code j} of {@link #node}: none across groups. */
+  public static int nvlinks(int i, int j) {
+    if (i / GROUP_SIZE != j / GROUP_SIZE) {
+      return 0;
+    }
+    return eightGpuNvlinks(i % GROUP_SIZE, j % GROUP_SIZE);
   }
 
   /** PCIe level between GPUs {@code i} and {@code j} of {@link #eightGpuNode}. */

@@ -112,6 +112,27 @@ public final class NvmlScenario {
     return new NvmlScenario(driver, cuda, initError, gpus, topology, more);
   }
 
+  /**
+   * Adds many GPUs, topology levels and NVLink counts at once ({@code {a, b, value}} triples), as
+   * the single-item methods would one by one: a big fixture node has tens of thousands of pairs,
+   * which one copy per pair would make quadratic.
+   */
+  NvmlScenario withAll(List<Gpu> moreGpus, List<int[]> moreTopology, List<int[]> moreNvlinks) {
+    List<Gpu> g = new ArrayList<>(gpus);
+    g.addAll(moreGpus);
+    List<int[]> t = new ArrayList<>(topology);
+    for (int[] p : moreTopology) {
+      Values.check(p[2] >= 0, "topology level must not be negative: " + p[2]);
+      t.add(pair(p[0], p[1], p[2]));
+    }
+    List<int[]> n = new ArrayList<>(nvlinks);
+    for (int[] p : moreNvlinks) {
+      Values.check(p[2] > 0 && p[2] <= 36, "links must be 1..36: " + p[2]);
+      n.add(pair(p[0], p[1], p[2]));
+    }
+    return new NvmlScenario(driver, cuda, initError, g, t, n);
+  }
+
   public List<Gpu> gpus() {
     return gpus;
   }

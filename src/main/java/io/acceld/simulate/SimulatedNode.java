@@ -17,9 +17,10 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * The node {@code --simulate} runs on: the eight-GPU fixture written to a temporary directory, and
- * a private copy of the NVML double with the fixture's scenario beside it. The agent sees only
- * roots and a library path; every other code path is the production one.
+ * The node {@code --simulate} runs on: the eight-GPU fixture (or {@code --simulate-gpus} of them in
+ * groups of eight) written to a temporary directory, and a private copy of the NVML double with the
+ * fixture's scenario beside it. The agent sees only roots and a library path; every other code path
+ * is the production one.
  */
 public final class SimulatedNode implements AutoCloseable {
   private static final Logger log = LoggerFactory.getLogger(SimulatedNode.class);
@@ -48,12 +49,13 @@ public final class SimulatedNode implements AutoCloseable {
   /**
    * Builds the node in a new temporary directory.
    *
+   * @param gpus how many GPUs the node has ({@link Fixtures#node}); 8 is the eight-GPU node
    * @param withNvml whether to install the NVML double; false when the operator chose a library
    */
-  public static SimulatedNode create(Map<String, String> env, boolean withNvml) {
+  public static SimulatedNode create(Map<String, String> env, int gpus, boolean withNvml) {
     try {
       Path root = Files.createTempDirectory("acceld-simulate-");
-      FixtureNode node = Fixtures.eightGpuNode(root.resolve("node"));
+      FixtureNode node = Fixtures.node(root.resolve("node"), gpus);
       // The simulated node's kubelet directories, which a real node's kubelet creates; the agent
       // waits for them rather than creating them.
       Files.createDirectories(root.resolve("kubelet/device-plugins"));

@@ -95,6 +95,19 @@ class AgentProcessIT {
   }
 
   @Test
+  void simulateGpusSixtyFourListsSixtyFourGpusThroughNvml() throws Exception {
+    Process p = launch("devices", "--simulate", "--simulate-gpus", "64", "--json");
+    assertThat(p.waitFor(60, TimeUnit.SECONDS)).isTrue();
+
+    assertThat(p.exitValue()).as(err()).isZero();
+    JsonNode devices = new ObjectMapper().readTree(out());
+    assertThat(devices).hasSize(64);
+    List<String> uuids = new ArrayList<>();
+    devices.forEach(d -> uuids.add(d.get("uuid").asText()));
+    assertThat(uuids).doesNotHaveDuplicates().allMatch(u -> u.startsWith("GPU-"));
+  }
+
+  @Test
   void aBrokenConfigFileExitsTwo() throws Exception {
     Path config = dir.resolve("acceld.yaml");
     Files.writeString(config, "dev-root: /dev\nsysfs-root: [\n");

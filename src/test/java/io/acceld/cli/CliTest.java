@@ -97,6 +97,38 @@ class CliTest {
   }
 
   @Test
+  void simulateGpusBuildsANodeWithThatManyGpus() throws Exception {
+    Run run =
+        run(
+            Map.of(),
+            "devices",
+            "--simulate",
+            "--simulate-gpus",
+            "64",
+            "--json",
+            "--nvml-library",
+            "none");
+
+    assertThat(run.exit()).as(run.err()).isZero();
+    JsonNode devices = new ObjectMapper().readTree(run.out());
+    assertThat(devices).hasSize(64);
+    List<String> ids = new ArrayList<>();
+    devices.forEach(d -> ids.add(d.get("id").asText()));
+    assertThat(ids).doesNotHaveDuplicates();
+  }
+
+  @Test
+  void aSimulateGpusCountOutsideOneTo256IsRefusedSayingTheRange() {
+    Run flag = run(Map.of(), "devices", "--simulate", "--simulate-gpus", "0");
+    Run env = run(Map.of("ACCELD_SIMULATE_GPUS", "many"), "devices", "--simulate");
+
+    assertThat(flag.exit()).isEqualTo(2);
+    assertThat(flag.err()).contains("simulate-gpus").contains("1 to 256");
+    assertThat(env.exit()).isEqualTo(2);
+    assertThat(env.err()).contains("ACCELD_SIMULATE_GPUS").contains("whole number");
+  }
+
+  @Test
   void thePlainFormIsAnAlignedTable() {
     FixtureNode node = FixtureVariants.mixedNode(root);
 

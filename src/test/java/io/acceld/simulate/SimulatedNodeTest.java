@@ -16,7 +16,7 @@ class SimulatedNodeTest {
         Map.of(
             SimulatedNode.NATIVE_PROBES_ENV,
             System.getProperty("acceld.nativeProbes", "target/native-probes"));
-    try (SimulatedNode node = SimulatedNode.create(env, true)) {
+    try (SimulatedNode node = SimulatedNode.create(env, 8, true)) {
       Path library = Path.of((String) node.settings().get(Settings.NVML_LIBRARY));
       Path control = library.resolveSibling(SimulatedNode.CONTROL_FILE);
 
