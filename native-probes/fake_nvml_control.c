@@ -13,17 +13,25 @@
  *   unsigned long long acceld_fake_call_count(void)             (in fake_nvml.c)
  *
  * Out-of-process: a thread started by the first nvmlInit (stopped by the final nvmlShutdown)
- * polls the control file ($ACCELD_FAKE_NVML_CONTROL, else nvml-control next to the scenario)
- * every 50 ms and executes complete lines appended since init:
+ * watches the control file ($ACCELD_FAKE_NVML_CONTROL, else nvml-control next to the scenario)
+ * with inotify (falling back to a 50 ms poll where inotify is unavailable) and executes complete
+ * lines appended since init. Event-driven, so an idle simulated agent pays no wake-ups for it:
+ * the 50 ms poll alone was 3 of an idle agent's ~25 CPU ticks per 30 s.
  *   xid <gpu> <code> | dbe <gpu> | sbe <gpu> | lost <gpu> <0|1> | fail-waits <code> <count>
  * dbe/sbe bump the uncorrected/corrected ECC counter and raise the matching event.
  */
 #ifndef _GNU_SOURCE
 #define _GNU_SOURCE
 #endif
+#include <libgen.h>
+#include <poll.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <string.h>
+#include <sys/eventfd.h>
+#include <sys/inotify.h>
 #include <time.h>
+#include <unistd.h>
 
 #include "fake_nvml_internal.h"
 
@@ -192,12 +200,46 @@ static void poll_control_file(void) {
   fclose(f);
 }
 
+/* Sleeps until the control file's directory changes or stop is signalled. 0 = inotify failed. */
+static int wait_for_change(int inotify_fd) {
+  struct pollfd fds[2] = {{inotify_fd, POLLIN, 0}, {g_fake.control_wake_fd, POLLIN, 0}};
+  if (poll(fds, 2, -1) < 0) return 0;
+  if (fds[0].revents & POLLIN) {
+    char events[4096] __attribute__((aligned(__alignof__(struct inotify_event))));
+    if (read(inotify_fd, events, sizeof(events)) < 0) return 0; /* drained; content is not needed */
+  }
+  return 1;
+}
+
+static int watch_directory(void) {
+  char dir[FAKE_PATH_MAX];
+  snprintf(dir, sizeof(dir), "%s", g_fake.control_path);
+  int fd = inotify_init1(IN_CLOEXEC | IN_NONBLOCK);
+  if (fd < 0) return -1;
+  /* The directory, not the file: the file may be created, replaced or removed later. */
+  if (inotify_add_watch(fd, dirname(dir), IN_MODIFY | IN_CLOSE_WRITE | IN_CREATE | IN_MOVED_TO) <
+      0) {
+    close(fd);
+    return -1;
+  }
+  return fd;
+}
+
 static void *control_main(void *arg) {
   (void)arg;
+  int inotify_fd = g_fake.control_wake_fd >= 0 ? watch_directory() : -1;
   pthread_mutex_lock(&g_fake.lock);
   while (!g_fake.control_stop) {
     pthread_mutex_unlock(&g_fake.lock);
     poll_control_file();
+    if (inotify_fd >= 0) {
+      if (!wait_for_change(inotify_fd)) {
+        close(inotify_fd);
+        inotify_fd = -1;
+      }
+      pthread_mutex_lock(&g_fake.lock);
+      continue;
+    }
     pthread_mutex_lock(&g_fake.lock);
     struct timespec deadline;
     clock_gettime(CLOCK_MONOTONIC, &deadline);
@@ -212,6 +254,7 @@ static void *control_main(void *arg) {
     }
   }
   pthread_mutex_unlock(&g_fake.lock);
+  if (inotify_fd >= 0) close(inotify_fd);
   return NULL;
 }
 
@@ -221,9 +264,12 @@ void fake_control_start(const char *scenario_path) {
   pthread_mutex_lock(&g_fake.lock);
   g_fake.control_stop = 0;
   pthread_mutex_unlock(&g_fake.lock);
+  g_fake.control_wake_fd = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
   if (pthread_create(&g_fake.control_thread, NULL, control_main, NULL) != 0) {
     fprintf(stderr, "fake-nvml: cannot start the control-file thread; %s is not watched\n",
             g_fake.control_path);
+    if (g_fake.control_wake_fd >= 0) close(g_fake.control_wake_fd);
+    g_fake.control_wake_fd = -1;
     return;
   }
   g_fake.control_running = 1;
@@ -235,6 +281,13 @@ void fake_control_stop(void) {
   g_fake.control_stop = 1;
   pthread_cond_broadcast(&g_fake.changed);
   pthread_mutex_unlock(&g_fake.lock);
+  if (g_fake.control_wake_fd >= 0) {
+    uint64_t one = 1;
+    if (write(g_fake.control_wake_fd, &one, sizeof(one)) < 0) { /* cannot fail on a fresh eventfd */
+    }
+  }
   pthread_join(g_fake.control_thread, NULL);
+  if (g_fake.control_wake_fd >= 0) close(g_fake.control_wake_fd);
+  g_fake.control_wake_fd = -1;
   g_fake.control_running = 0;
 }

@@ -111,6 +111,7 @@ struct fake_global {
   long control_offset;
   int control_running;
   int control_stop;
+  int control_wake_fd; /* eventfd that stops the thread's inotify wait; -1 = none (poll instead) */
   pthread_t control_thread;
 };
 

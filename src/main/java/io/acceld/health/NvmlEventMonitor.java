@@ -31,9 +31,10 @@ import org.slf4j.LoggerFactory;
  * them, because NVML keeps failing the wait while a lost GPU is in the set. Any other error backs
  * off (1 s doubling to 30 s) and rebuilds the set. An NVML that keeps failing every wait while any
  * GPU is lost, even one no longer in the set, is probed and waited on again every 2 s, without
- * rebuilding. The wait itself times out every half second (a lost GPU is seen within a second even
- * by an NVML that does not wake the wait), so the loop costs about two NVML calls a second when
- * idle and never spins.
+ * rebuilding. The wait itself times out every second (a lost GPU is seen within two seconds even by
+ * an NVML that does not wake the wait; events, and a lost GPU on an NVML that wakes the wait,
+ * return at once), so the loop costs about one NVML call a second when idle and never spins. At
+ * half a second the timeouts were 2 to 3 of an idle agent's ~25 CPU ticks per 30 s.
  *
  * <p>An NVML that lacks part of the event API (another vendor's partial build, a stripped library)
  * can never deliver events. The monitor then enters {@link State#EVENTS_UNAVAILABLE}, says so once,
@@ -46,7 +47,7 @@ public final class NvmlEventMonitor implements AutoCloseable {
       NvmlEventType.XID_CRITICAL_ERROR
           | NvmlEventType.DOUBLE_BIT_ECC_ERROR
           | NvmlEventType.SINGLE_BIT_ECC_ERROR;
-  static final int WAIT_MS = 500;
+  static final int WAIT_MS = 1000;
 
   /** The most events read in one batch before publishing; NVML queues at most 1,024 per set. */
   static final int MAX_BATCH = 1024;

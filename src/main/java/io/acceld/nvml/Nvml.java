@@ -6,10 +6,10 @@ import static io.acceld.nvml.NvmlReturn.ERROR_NOT_SUPPORTED;
 import static io.acceld.nvml.NvmlReturn.ERROR_TIMEOUT;
 import static io.acceld.nvml.NvmlReturn.SUCCESS;
 
+import com.sun.jna.Memory;
 import com.sun.jna.Native;
 import com.sun.jna.NativeLong;
-import com.sun.jna.ptr.IntByReference;
-import com.sun.jna.ptr.LongByReference;
+import com.sun.jna.Structure;
 import com.sun.jna.ptr.PointerByReference;
 import java.nio.charset.StandardCharsets;
 import java.util.Collections;
@@ -129,7 +129,7 @@ public final class Nvml implements AutoCloseable {
    * when the driver has it, else the v1 call; empty when neither can tell.
    */
   public OptionalInt cudaDriverVersion() {
-    IntByReference version = new IntByReference();
+    int[] version = new int[1];
     if (supports(NvmlCapability.CUDA_DRIVER_VERSION_V2)) {
       int rc =
           record(
@@ -139,7 +139,7 @@ public final class Nvml implements AutoCloseable {
               NvmlReturn.ERROR_LIBRARY_NOT_FOUND,
               NvmlReturn.ERROR_FUNCTION_NOT_FOUND);
       if (rc == SUCCESS) {
-        return OptionalInt.of(version.getValue());
+        return OptionalInt.of(version[0]);
       }
     }
     int rc =
@@ -147,16 +147,16 @@ public final class Nvml implements AutoCloseable {
             "nvmlSystemGetCudaDriverVersion",
             lib.nvmlSystemGetCudaDriverVersion(version),
             NvmlReturn.ERROR_LIBRARY_NOT_FOUND);
-    return rc == SUCCESS ? OptionalInt.of(version.getValue()) : OptionalInt.empty();
+    return rc == SUCCESS ? OptionalInt.of(version[0]) : OptionalInt.empty();
   }
 
   // ------------------------------------------------------------------ enumeration, identity
 
   /** All GPUs, including ones this process may not be permitted to open. */
   public int deviceCount() {
-    IntByReference count = new IntByReference();
+    int[] count = new int[1];
     require("nvmlDeviceGetCount_v2", lib.nvmlDeviceGetCount_v2(count));
-    return count.getValue();
+    return count[0];
   }
 
   public NvmlDevice deviceByIndex(int index) {
@@ -181,9 +181,9 @@ public final class Nvml implements AutoCloseable {
 
   /** NVML's index, which is neither the CUDA index nor the minor number. */
   public int index(NvmlDevice device) {
-    IntByReference index = new IntByReference();
+    int[] index = new int[1];
     require("nvmlDeviceGetIndex", lib.nvmlDeviceGetIndex(device.handle(), index));
-    return index.getValue();
+    return index[0];
   }
 
   public String uuid(NvmlDevice device) {
@@ -200,16 +200,18 @@ public final class Nvml implements AutoCloseable {
 
   /** N in {@code /dev/nvidiaN}; empty where the platform has no such node. */
   public OptionalInt minorNumber(NvmlDevice device) {
-    IntByReference minor = new IntByReference();
+    int[] minor = new int[1];
     int rc = lib.nvmlDeviceGetMinorNumber(device.handle(), minor);
     return optional("nvmlDeviceGetMinorNumber", rc)
-        ? OptionalInt.of(minor.getValue())
+        ? OptionalInt.of(minor[0])
         : OptionalInt.empty();
   }
 
   public NvmlPciInfo pciInfo(NvmlDevice device) {
     NvmlLibrary.PciInfo pci = new NvmlLibrary.PciInfo();
-    require("nvmlDeviceGetPciInfo_v3", lib.nvmlDeviceGetPciInfo_v3(device.handle(), pci));
+    int rc = lib.nvmlDeviceGetPciInfo_v3(device.handle(), pci);
+    release(pci);
+    require("nvmlDeviceGetPciInfo_v3", rc);
     return pciInfo(pci);
   }
 
@@ -220,11 +222,11 @@ public final class Nvml implements AutoCloseable {
     if (!supports(NvmlCapability.MIG_MODE)) {
       return Optional.empty();
     }
-    IntByReference current = new IntByReference();
-    IntByReference pending = new IntByReference();
+    int[] current = new int[1];
+    int[] pending = new int[1];
     int rc = lib.nvmlDeviceGetMigMode(device.handle(), current, pending);
     return optional("nvmlDeviceGetMigMode", rc)
-        ? Optional.of(current.getValue() == FEATURE_ENABLED)
+        ? Optional.of(current[0] == FEATURE_ENABLED)
         : Optional.empty();
   }
 
@@ -233,11 +235,11 @@ public final class Nvml implements AutoCloseable {
     if (!supports(NvmlCapability.CUDA_COMPUTE_CAPABILITY)) {
       return Optional.empty();
     }
-    IntByReference major = new IntByReference();
-    IntByReference minor = new IntByReference();
+    int[] major = new int[1];
+    int[] minor = new int[1];
     int rc = lib.nvmlDeviceGetCudaComputeCapability(device.handle(), major, minor);
     return optional("nvmlDeviceGetCudaComputeCapability", rc)
-        ? Optional.of(major.getValue() + "." + minor.getValue())
+        ? Optional.of(major[0] + "." + minor[0])
         : Optional.empty();
   }
 
@@ -258,11 +260,11 @@ public final class Nvml implements AutoCloseable {
 
   /** The {@link NvmlTopologyLevel} of the closest common ancestor of two GPUs. */
   public int topologyCommonAncestor(NvmlDevice a, NvmlDevice b) {
-    IntByReference level = new IntByReference();
+    int[] level = new int[1];
     require(
         "nvmlDeviceGetTopologyCommonAncestor",
         lib.nvmlDeviceGetTopologyCommonAncestor(a.handle(), b.handle(), level));
-    return level.getValue();
+    return level[0];
   }
 
   /**
@@ -274,10 +276,10 @@ public final class Nvml implements AutoCloseable {
     if (!supports(NvmlCapability.NVLINK_STATE)) {
       return Optional.empty();
     }
-    IntByReference active = new IntByReference();
+    int[] active = new int[1];
     int rc = lib.nvmlDeviceGetNvLinkState(device.handle(), link, active);
     return present("nvmlDeviceGetNvLinkState", rc, ERROR_NOT_SUPPORTED, ERROR_INVALID_ARGUMENT)
-        ? Optional.of(active.getValue() == FEATURE_ENABLED)
+        ? Optional.of(active[0] == FEATURE_ENABLED)
         : Optional.empty();
   }
 
@@ -288,6 +290,7 @@ public final class Nvml implements AutoCloseable {
     }
     NvmlLibrary.PciInfo pci = new NvmlLibrary.PciInfo();
     int rc = lib.nvmlDeviceGetNvLinkRemotePciInfo_v2(device.handle(), link, pci);
+    release(pci);
     return present(
             "nvmlDeviceGetNvLinkRemotePciInfo_v2", rc, ERROR_NOT_SUPPORTED, ERROR_INVALID_ARGUMENT)
         ? Optional.of(pciInfo(pci))
@@ -298,19 +301,17 @@ public final class Nvml implements AutoCloseable {
 
   /** GPU die temperature, °C. */
   public OptionalInt temperatureCelsius(NvmlDevice device) {
-    IntByReference temp = new IntByReference();
+    int[] temp = new int[1];
     int rc = lib.nvmlDeviceGetTemperature(device.handle(), TEMPERATURE_GPU, temp);
-    return optional("nvmlDeviceGetTemperature", rc)
-        ? OptionalInt.of(temp.getValue())
-        : OptionalInt.empty();
+    return optional("nvmlDeviceGetTemperature", rc) ? OptionalInt.of(temp[0]) : OptionalInt.empty();
   }
 
   /** Board power draw in milliwatts (dcgm-exporter reports watts). */
   public OptionalLong powerUsageMilliwatts(NvmlDevice device) {
-    IntByReference power = new IntByReference();
+    int[] power = new int[1];
     int rc = lib.nvmlDeviceGetPowerUsage(device.handle(), power);
     return optional("nvmlDeviceGetPowerUsage", rc)
-        ? OptionalLong.of(Integer.toUnsignedLong(power.getValue()))
+        ? OptionalLong.of(Integer.toUnsignedLong(power[0]))
         : OptionalLong.empty();
   }
 
@@ -318,6 +319,7 @@ public final class Nvml implements AutoCloseable {
   public Optional<NvmlUtilization> utilization(NvmlDevice device) {
     NvmlLibrary.Utilization util = new NvmlLibrary.Utilization();
     int rc = lib.nvmlDeviceGetUtilizationRates(device.handle(), util);
+    release(util);
     return optional("nvmlDeviceGetUtilizationRates", rc)
         ? Optional.of(new NvmlUtilization(util.gpu, util.memory))
         : Optional.empty();
@@ -331,12 +333,14 @@ public final class Nvml implements AutoCloseable {
     if (supports(NvmlCapability.MEMORY_INFO_V2)) {
       NvmlLibrary.MemoryV2 mem = new NvmlLibrary.MemoryV2();
       int rc = lib.nvmlDeviceGetMemoryInfo_v2(device.handle(), mem);
+      release(mem);
       return optional("nvmlDeviceGetMemoryInfo_v2", rc)
           ? Optional.of(new NvmlMemoryInfo(mem.total, mem.reserved, mem.free, mem.used))
           : Optional.empty();
     }
     NvmlLibrary.Memory mem = new NvmlLibrary.Memory();
     int rc = lib.nvmlDeviceGetMemoryInfo(device.handle(), mem);
+    release(mem);
     return optional("nvmlDeviceGetMemoryInfo", rc)
         ? Optional.of(new NvmlMemoryInfo(mem.total, -1, mem.free, mem.used))
         : Optional.empty();
@@ -345,19 +349,19 @@ public final class Nvml implements AutoCloseable {
   /** ECC error count; empty when ECC is off or unsupported. */
   public OptionalLong totalEccErrors(
       NvmlDevice device, NvmlEccErrorType type, NvmlEccCounter counter) {
-    LongByReference count = new LongByReference();
+    long[] count = new long[1];
     int rc = lib.nvmlDeviceGetTotalEccErrors(device.handle(), type.code, counter.code, count);
     return optional("nvmlDeviceGetTotalEccErrors", rc)
-        ? OptionalLong.of(count.getValue())
+        ? OptionalLong.of(count[0])
         : OptionalLong.empty();
   }
 
   /** Whether retired pages wait for a reboot/reset to take effect; empty without ECC. */
   public Optional<Boolean> retiredPagesPending(NvmlDevice device) {
-    IntByReference pending = new IntByReference();
+    int[] pending = new int[1];
     int rc = lib.nvmlDeviceGetRetiredPagesPendingStatus(device.handle(), pending);
     return optional("nvmlDeviceGetRetiredPagesPendingStatus", rc)
-        ? Optional.of(pending.getValue() == FEATURE_ENABLED)
+        ? Optional.of(pending[0] == FEATURE_ENABLED)
         : Optional.empty();
   }
 
@@ -372,46 +376,44 @@ public final class Nvml implements AutoCloseable {
   }
 
   private OptionalInt clockMhz(NvmlDevice device, int type) {
-    IntByReference mhz = new IntByReference();
+    int[] mhz = new int[1];
     int rc = lib.nvmlDeviceGetClockInfo(device.handle(), type, mhz);
-    return optional("nvmlDeviceGetClockInfo", rc)
-        ? OptionalInt.of(mhz.getValue())
-        : OptionalInt.empty();
+    return optional("nvmlDeviceGetClockInfo", rc) ? OptionalInt.of(mhz[0]) : OptionalInt.empty();
   }
 
   /** Energy since the driver was loaded, in millijoules (Volta and later). */
   public OptionalLong totalEnergyMillijoules(NvmlDevice device) {
-    LongByReference energy = new LongByReference();
+    long[] energy = new long[1];
     int rc = lib.nvmlDeviceGetTotalEnergyConsumption(device.handle(), energy);
     return optional("nvmlDeviceGetTotalEnergyConsumption", rc)
-        ? OptionalLong.of(energy.getValue())
+        ? OptionalLong.of(energy[0])
         : OptionalLong.empty();
   }
 
   /** PCIe replays (link-level retransmissions) since the driver was loaded. */
   public OptionalLong pcieReplays(NvmlDevice device) {
-    IntByReference count = new IntByReference();
+    int[] count = new int[1];
     int rc = lib.nvmlDeviceGetPcieReplayCounter(device.handle(), count);
     return optional("nvmlDeviceGetPcieReplayCounter", rc)
-        ? OptionalLong.of(Integer.toUnsignedLong(count.getValue()))
+        ? OptionalLong.of(Integer.toUnsignedLong(count[0]))
         : OptionalLong.empty();
   }
 
   /** Video encoder utilisation, percent; empty on MIG-enabled GPUs and GPUs without one. */
   public OptionalInt encoderUtilizationPercent(NvmlDevice device) {
-    IntByReference percent = new IntByReference();
-    int rc = lib.nvmlDeviceGetEncoderUtilization(device.handle(), percent, new IntByReference());
+    int[] percent = new int[1];
+    int rc = lib.nvmlDeviceGetEncoderUtilization(device.handle(), percent, new int[1]);
     return optional("nvmlDeviceGetEncoderUtilization", rc)
-        ? OptionalInt.of(percent.getValue())
+        ? OptionalInt.of(percent[0])
         : OptionalInt.empty();
   }
 
   /** Video decoder utilisation, percent; empty on MIG-enabled GPUs and GPUs without one. */
   public OptionalInt decoderUtilizationPercent(NvmlDevice device) {
-    IntByReference percent = new IntByReference();
-    int rc = lib.nvmlDeviceGetDecoderUtilization(device.handle(), percent, new IntByReference());
+    int[] percent = new int[1];
+    int rc = lib.nvmlDeviceGetDecoderUtilization(device.handle(), percent, new int[1]);
     return optional("nvmlDeviceGetDecoderUtilization", rc)
-        ? OptionalInt.of(percent.getValue())
+        ? OptionalInt.of(percent[0])
         : OptionalInt.empty();
   }
 
@@ -423,19 +425,19 @@ public final class Nvml implements AutoCloseable {
     if (!supports(NvmlCapability.REMAPPED_ROWS)) {
       return Optional.empty();
     }
-    IntByReference corrected = new IntByReference();
-    IntByReference uncorrected = new IntByReference();
-    IntByReference pending = new IntByReference();
-    IntByReference failed = new IntByReference();
+    int[] corrected = new int[1];
+    int[] uncorrected = new int[1];
+    int[] pending = new int[1];
+    int[] failed = new int[1];
     int rc =
         lib.nvmlDeviceGetRemappedRows(device.handle(), corrected, uncorrected, pending, failed);
     return optional("nvmlDeviceGetRemappedRows", rc)
         ? Optional.of(
             new NvmlRemappedRows(
-                Integer.toUnsignedLong(corrected.getValue()),
-                Integer.toUnsignedLong(uncorrected.getValue()),
-                pending.getValue() != 0,
-                failed.getValue() != 0))
+                Integer.toUnsignedLong(corrected[0]),
+                Integer.toUnsignedLong(uncorrected[0]),
+                pending[0] != 0,
+                failed[0] != 0))
         : Optional.empty();
   }
 
@@ -455,6 +457,7 @@ public final class Nvml implements AutoCloseable {
       values[i].fieldId = asked.get(i).id;
     }
     int rc = lib.nvmlDeviceGetFieldValues(device.handle(), values.length, values);
+    release(values[0]); // the array's one block: toArray lays the entries out in it
     if (!optional("nvmlDeviceGetFieldValues", rc)) {
       return Map.of();
     }
@@ -494,11 +497,11 @@ public final class Nvml implements AutoCloseable {
 
   /** Mask of {@link NvmlEventType} bits the GPU can raise. */
   public long supportedEventTypes(NvmlDevice device) {
-    LongByReference types = new LongByReference();
+    long[] types = new long[1];
     require(
         "nvmlDeviceGetSupportedEventTypes",
         lib.nvmlDeviceGetSupportedEventTypes(device.handle(), types));
-    return types.getValue();
+    return types[0];
   }
 
   /**
@@ -525,6 +528,7 @@ public final class Nvml implements AutoCloseable {
             "nvmlEventSetWait_v2",
             lib.nvmlEventSetWait_v2(set.handle(), data, timeoutMs),
             ERROR_TIMEOUT);
+    release(data);
     if (rc == ERROR_TIMEOUT) {
       return Optional.empty();
     }
@@ -557,6 +561,17 @@ public final class Nvml implements AutoCloseable {
   }
 
   // ------------------------------------------------------------------ plumbing
+
+  /**
+   * Frees a structure's native memory once the call has returned and JNA has read its fields back,
+   * instead of leaving it to JNA's cleaner: a structure per telemetry reading, or per event-wait
+   * timeout, otherwise leaves a dead cleaner reference in the old generation until a full GC.
+   */
+  private static void release(Structure structure) {
+    if (structure.getPointer() instanceof Memory memory) {
+      memory.close();
+    }
+  }
 
   /** Records the call; {@code expected} codes are outcomes, not errors. Returns {@code rc}. */
   private int record(String function, int rc, int... expected) {

@@ -4,8 +4,6 @@ import com.sun.jna.Library;
 import com.sun.jna.NativeLong;
 import com.sun.jna.Pointer;
 import com.sun.jna.Structure;
-import com.sun.jna.ptr.IntByReference;
-import com.sun.jna.ptr.LongByReference;
 import com.sun.jna.ptr.PointerByReference;
 
 /**
@@ -15,7 +13,11 @@ import com.sun.jna.ptr.PointerByReference;
  * <p>Versioned symbol names on purpose: nvml.h {@code #define}s {@code nvmlInit} to {@code
  * nvmlInit_v2} etc., but JNA binds raw symbols, and the unsuffixed names are the old v1 ABI.
  *
- * <p>Type mapping: handles are {@link Pointer} (out-params {@link PointerByReference}); {@code
+ * <p>Type mapping: handles are {@link Pointer} (out-params {@link PointerByReference}); scalar
+ * out-params are one-element {@code int[]} / {@code long[]}, which JNA copies through a native
+ * temporary it frees on return, where an {@code IntByReference} is a {@code Memory} with a cleaner
+ * for every call: at a telemetry sample a second, those cleaners filled the old generation with
+ * tens of thousands of dead references between full GCs (15 MiB of heap at 64 GPUs); {@code
  * unsigned int} is {@code int}; {@code unsigned long long} is {@code long}; {@code unsigned long*}
  * CPU masks are {@link NativeLong} arrays (64 bits per word on 64-bit Linux); char buffers are
  * {@code byte[]}; {@code const char*} inputs are {@link String}. Every function returns an {@code
@@ -39,12 +41,12 @@ public interface NvmlLibrary extends Library {
 
   int nvmlSystemGetNVMLVersion(byte[] version, int length);
 
-  int nvmlSystemGetCudaDriverVersion(IntByReference cudaDriverVersion);
+  int nvmlSystemGetCudaDriverVersion(int[] cudaDriverVersion);
 
   /** Optional. */
-  int nvmlSystemGetCudaDriverVersion_v2(IntByReference cudaDriverVersion);
+  int nvmlSystemGetCudaDriverVersion_v2(int[] cudaDriverVersion);
 
-  int nvmlDeviceGetCount_v2(IntByReference deviceCount);
+  int nvmlDeviceGetCount_v2(int[] deviceCount);
 
   int nvmlDeviceGetHandleByIndex_v2(int index, PointerByReference device);
 
@@ -52,13 +54,13 @@ public interface NvmlLibrary extends Library {
 
   int nvmlDeviceGetHandleByUUID(String uuid, PointerByReference device);
 
-  int nvmlDeviceGetIndex(Pointer device, IntByReference index);
+  int nvmlDeviceGetIndex(Pointer device, int[] index);
 
   int nvmlDeviceGetUUID(Pointer device, byte[] uuid, int length);
 
   int nvmlDeviceGetName(Pointer device, byte[] name, int length);
 
-  int nvmlDeviceGetMinorNumber(Pointer device, IntByReference minorNumber);
+  int nvmlDeviceGetMinorNumber(Pointer device, int[] minorNumber);
 
   int nvmlDeviceGetPciInfo_v3(Pointer device, PciInfo pci);
 
@@ -70,59 +72,50 @@ public interface NvmlLibrary extends Library {
   int nvmlDeviceGetCpuAffinity(Pointer device, int cpuSetSize, NativeLong[] cpuSet);
 
   /** Optional. */
-  int nvmlDeviceGetMigMode(Pointer device, IntByReference currentMode, IntByReference pendingMode);
+  int nvmlDeviceGetMigMode(Pointer device, int[] currentMode, int[] pendingMode);
 
   /** Optional. */
-  int nvmlDeviceGetCudaComputeCapability(
-      Pointer device, IntByReference major, IntByReference minor);
+  int nvmlDeviceGetCudaComputeCapability(Pointer device, int[] major, int[] minor);
 
-  int nvmlDeviceGetTopologyCommonAncestor(
-      Pointer device1, Pointer device2, IntByReference pathInfo);
+  int nvmlDeviceGetTopologyCommonAncestor(Pointer device1, Pointer device2, int[] pathInfo);
 
   /** Optional. */
-  int nvmlDeviceGetNvLinkState(Pointer device, int link, IntByReference isActive);
+  int nvmlDeviceGetNvLinkState(Pointer device, int link, int[] isActive);
 
   /** Optional. */
   int nvmlDeviceGetNvLinkRemotePciInfo_v2(Pointer device, int link, PciInfo pci);
 
-  int nvmlDeviceGetTemperature(Pointer device, int sensorType, IntByReference temp);
+  int nvmlDeviceGetTemperature(Pointer device, int sensorType, int[] temp);
 
-  int nvmlDeviceGetPowerUsage(Pointer device, IntByReference milliwatts);
+  int nvmlDeviceGetPowerUsage(Pointer device, int[] milliwatts);
 
   int nvmlDeviceGetUtilizationRates(Pointer device, Utilization utilization);
 
-  int nvmlDeviceGetTotalEccErrors(
-      Pointer device, int errorType, int counterType, LongByReference eccCounts);
+  int nvmlDeviceGetTotalEccErrors(Pointer device, int errorType, int counterType, long[] eccCounts);
 
-  int nvmlDeviceGetRetiredPagesPendingStatus(Pointer device, IntByReference isPending);
+  int nvmlDeviceGetRetiredPagesPendingStatus(Pointer device, int[] isPending);
 
   /** {@code (nvmlDevice_t, nvmlClockType_t, unsigned int *clock)}: MHz. */
-  int nvmlDeviceGetClockInfo(Pointer device, int type, IntByReference clock);
+  int nvmlDeviceGetClockInfo(Pointer device, int type, int[] clock);
 
   /** {@code (nvmlDevice_t, unsigned long long *energy)}: mJ since the driver was loaded. */
-  int nvmlDeviceGetTotalEnergyConsumption(Pointer device, LongByReference energy);
+  int nvmlDeviceGetTotalEnergyConsumption(Pointer device, long[] energy);
 
   /** {@code (nvmlDevice_t, unsigned int *value)}. */
-  int nvmlDeviceGetPcieReplayCounter(Pointer device, IntByReference value);
+  int nvmlDeviceGetPcieReplayCounter(Pointer device, int[] value);
 
   /** {@code (nvmlDevice_t, unsigned int *utilization, unsigned int *samplingPeriodUs)}. */
-  int nvmlDeviceGetEncoderUtilization(
-      Pointer device, IntByReference utilization, IntByReference samplingPeriodUs);
+  int nvmlDeviceGetEncoderUtilization(Pointer device, int[] utilization, int[] samplingPeriodUs);
 
   /** {@code (nvmlDevice_t, unsigned int *utilization, unsigned int *samplingPeriodUs)}. */
-  int nvmlDeviceGetDecoderUtilization(
-      Pointer device, IntByReference utilization, IntByReference samplingPeriodUs);
+  int nvmlDeviceGetDecoderUtilization(Pointer device, int[] utilization, int[] samplingPeriodUs);
 
   /**
    * Optional. {@code (nvmlDevice_t, unsigned int *corrRows, unsigned int *uncRows, unsigned int
    * *isPending, unsigned int *failureOccurred)}.
    */
   int nvmlDeviceGetRemappedRows(
-      Pointer device,
-      IntByReference corrRows,
-      IntByReference uncRows,
-      IntByReference isPending,
-      IntByReference failureOccurred);
+      Pointer device, int[] corrRows, int[] uncRows, int[] isPending, int[] failureOccurred);
 
   /**
    * {@code (nvmlDevice_t, int valuesCount, nvmlFieldValue_t *values)}; {@code values} must come
@@ -133,7 +126,7 @@ public interface NvmlLibrary extends Library {
 
   int nvmlEventSetCreate(PointerByReference set);
 
-  int nvmlDeviceGetSupportedEventTypes(Pointer device, LongByReference eventTypes);
+  int nvmlDeviceGetSupportedEventTypes(Pointer device, long[] eventTypes);
 
   int nvmlDeviceRegisterEvents(Pointer device, long eventTypes, Pointer set);
 
