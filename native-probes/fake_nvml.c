@@ -98,6 +98,9 @@ nvmlReturn_t fake_enter_device(nvmlDevice_t handle, struct nvmlDevice_st **out, 
   if (rc != NVML_SUCCESS) return rc;
   struct nvmlDevice_st *d = fake_device_locked(handle);
   if (d == NULL) return fake_leave(NVML_ERROR_INVALID_ARGUMENT);
+  /* A wedged GPU: the call blocks (the lock is released while it waits) until unhung or shut down. */
+  while (d->hung && g_fake.init_count > 0) pthread_cond_wait(&g_fake.changed, &g_fake.lock);
+  if (g_fake.init_count == 0) return fake_leave(NVML_ERROR_UNINITIALIZED);
   if (fail_if_lost && d->lost) return fake_leave(NVML_ERROR_GPU_IS_LOST);
   *out = d;
   return NVML_SUCCESS;

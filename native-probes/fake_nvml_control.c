@@ -8,6 +8,7 @@
  *          GPU), -1 when not initialised, -2 for a bad GPU index
  *   int acceld_fake_set_lost(gpu, lost)                         -> NVML return code
  *   int acceld_fake_fail_waits(returnCode, count)               -> NVML return code
+ *   int acceld_fake_set_hung(gpu, hung)                         -> NVML return code
  *   int acceld_fake_set_ecc(gpu, corrected, uncorrected)        -> NVML return code
  *   int acceld_fake_set_retired_pending(gpu, pending)           -> NVML return code
  *   unsigned long long acceld_fake_call_count(void)             (in fake_nvml.c)
@@ -18,6 +19,7 @@
  * lines appended since init. Event-driven, so an idle simulated agent pays no wake-ups for it:
  * the 50 ms poll alone was 3 of an idle agent's ~25 CPU ticks per 30 s.
  *   xid <gpu> <code> | dbe <gpu> | sbe <gpu> | lost <gpu> <0|1> | fail-waits <code> <count>
+ *   | hang <gpu> <0|1>  (every call on that GPU blocks until "hang <gpu> 0": a wedged driver)
  * dbe/sbe bump the uncorrected/corrected ECC counter and raise the matching event.
  */
 #ifndef _GNU_SOURCE
@@ -67,6 +69,18 @@ int fake_set_lost(unsigned int gpu, int lost) {
   return rc;
 }
 
+int fake_set_hung(unsigned int gpu, int hung) {
+  struct nvmlDevice_st *d;
+  pthread_mutex_lock(&g_fake.lock);
+  nvmlReturn_t rc = gpu_locked(gpu, &d);
+  if (rc == NVML_SUCCESS) {
+    d->hung = hung != 0;
+    pthread_cond_broadcast(&g_fake.changed); /* calls blocked on it return now */
+  }
+  pthread_mutex_unlock(&g_fake.lock);
+  return rc;
+}
+
 int fake_fail_waits(int code, int count) {
   pthread_mutex_lock(&g_fake.lock);
   nvmlReturn_t rc = NVML_SUCCESS;
@@ -107,6 +121,10 @@ FAKE_EXPORT int acceld_fake_inject_event(unsigned int gpu, unsigned long long ev
 
 FAKE_EXPORT int acceld_fake_set_lost(unsigned int gpu, int lost) {
   return fake_set_lost(gpu, lost);
+}
+
+FAKE_EXPORT int acceld_fake_set_hung(unsigned int gpu, int hung) {
+  return fake_set_hung(gpu, hung);
 }
 
 FAKE_EXPORT int acceld_fake_fail_waits(int returnCode, int count) {
@@ -157,6 +175,8 @@ static void execute(const char *line) {
     rc = fake_add_ecc(gpu, 1, 0);
   } else if (sscanf(p, "lost %u %d%n", &gpu, &a, &n) == 2 && (size_t)n == rest) {
     rc = fake_set_lost(gpu, a);
+  } else if (sscanf(p, "hang %u %d%n", &gpu, &a, &n) == 2 && (size_t)n == rest) {
+    rc = fake_set_hung(gpu, a);
   } else if (sscanf(p, "fail-waits %d %d%n", &a, &b, &n) == 2 && (size_t)n == rest) {
     rc = fake_fail_waits(a, b);
   } else {

@@ -61,6 +61,7 @@ struct nvmlDevice_st {
   unsigned long long ecc_uncorrected;
   int retired_pending;
   int lost;
+  int hung;           /* 1: every call on this GPU blocks until unhung (a wedged driver) */
   int duplicate;      /* 1: may repeat another GPU's UUID or bus ID (a firmware fault) */
   int link_count;                          /* links 0..link_count-1 are ENABLED */
   int link_remote[NVML_NVLINK_MAX_LINKS];  /* peer GPU index per link */
@@ -141,6 +142,7 @@ void fake_control_stop(void);
 
 /* Shared implementations of the acceld_fake_* controls (take the lock themselves). */
 int fake_set_lost(unsigned int gpu, int lost);
+int fake_set_hung(unsigned int gpu, int hung);
 int fake_fail_waits(int code, int count);
 int fake_add_ecc(unsigned int gpu, unsigned long long corrected, unsigned long long uncorrected);
 int fake_inject(unsigned int gpu, unsigned long long type, unsigned long long data);

@@ -17,6 +17,7 @@ import io.acceld.util.LoopWatchdog;
 import io.acceld.util.NamedThreads;
 import java.time.Clock;
 import java.time.Duration;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
@@ -102,11 +103,16 @@ public final class Agent implements AutoCloseable {
   }
 
   /**
-   * Why the agent's loops count as stuck rather than alive: a discovery scan that has run longer
-   * than {@code --loop-stuck-after}. {@code /healthz} fails with these reasons.
+   * Why the pipeline's loops count as stuck rather than alive: a discovery scan, health probe or
+   * NVML event watch that has run longer than {@code --loop-stuck-after}. {@code /healthz} fails
+   * with these reasons.
    */
   public List<String> stuckLoops() {
-    return discoveryWatchdog.stuck(config.get(Settings.LOOP_STUCK_AFTER)).stream().toList();
+    Duration limit = config.get(Settings.LOOP_STUCK_AFTER);
+    List<String> stuck = new ArrayList<>();
+    discoveryWatchdog.stuck(limit).ifPresent(stuck::add);
+    stuck.addAll(health.stuckLoops(limit));
+    return stuck;
   }
 
   /** True while the agent's loops run: discovery and health. */

@@ -167,7 +167,14 @@ public final class AgentDaemon implements AutoCloseable {
                         + "\n"));
     server.degradedBy(() -> degraded(storage, mesos));
     server.notReadyBecause(() -> expected.unmet(store.current()));
-    server.notAliveBecause(agent::stuckLoops);
+    server.notAliveBecause(
+        () -> {
+          List<String> stuck = new ArrayList<>(agent.stuckLoops());
+          telemetry
+              .flatMap(t -> t.stuck(config.get(Settings.LOOP_STUCK_AFTER)))
+              .ifPresent(stuck::add);
+          return stuck;
+        });
     notifySystemd(config);
   }
 

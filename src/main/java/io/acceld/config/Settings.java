@@ -348,7 +348,8 @@ public final class Settings {
       new Setting<>(
           "loop-stuck-after",
           "DURATION",
-          "How long one discovery scan may run before /healthz fails saying the loop is stuck.",
+          "How long one turn of a loop (discovery scan, health probe, NVML event wait, telemetry"
+              + " pass) may run before /healthz fails saying that loop is stuck.",
           Parsers.duration(),
           "2m");
 

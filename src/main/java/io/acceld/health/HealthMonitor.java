@@ -5,6 +5,8 @@ import io.acceld.nvml.Nvml;
 import java.nio.file.Path;
 import java.time.Clock;
 import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.Optional;
 import java.util.function.Supplier;
 
@@ -73,6 +75,18 @@ public final class HealthMonitor implements AutoCloseable {
     return presence.alive()
         && events.map(NvmlEventMonitor::alive).orElse(true)
         && prober.map(HealthProber::alive).orElse(true);
+  }
+
+  /**
+   * Why health watching counts as stuck rather than alive: an NVML call of the probe loop or of the
+   * event watch (a wedged driver) that has not returned within {@code limit}. A blocked thread
+   * stays alive, so only the time since its turn began shows it.
+   */
+  public List<String> stuckLoops(Duration limit) {
+    List<String> stuck = new ArrayList<>();
+    prober.flatMap(p -> p.stuck(limit)).ifPresent(stuck::add);
+    events.flatMap(e -> e.stuck(limit)).ifPresent(stuck::add);
+    return stuck;
   }
 
   /**

@@ -57,6 +57,11 @@ public final class HealthProber implements AutoCloseable {
     loop.start();
   }
 
+  /** Why the probe loop is stuck, if a probe has run longer than {@code limit}. */
+  Optional<String> stuck(Duration limit) {
+    return loop.stuck(limit);
+  }
+
   /** Whether the probe loop still runs; its turns catch their own failures. */
   boolean alive() {
     return loop.alive();

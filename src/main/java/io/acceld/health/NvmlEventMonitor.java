@@ -10,6 +10,7 @@ import io.acceld.nvml.NvmlEventType;
 import io.acceld.nvml.NvmlException;
 import io.acceld.nvml.NvmlReturn;
 import io.acceld.util.Backoff;
+import io.acceld.util.LoopWatchdog;
 import java.time.Clock;
 import java.time.Duration;
 import java.util.HashMap;
@@ -65,6 +66,7 @@ public final class NvmlEventMonitor implements AutoCloseable {
   private final Clock clock;
   private final Thread thread;
   private final CountDownLatch stop = new CountDownLatch(1);
+  private final LoopWatchdog watchdog = new LoopWatchdog("NVML event watch");
 
   private volatile State state = State.NOT_STARTED;
   private volatile Optional<String> unavailableReason = Optional.empty();
@@ -171,6 +173,23 @@ public final class NvmlEventMonitor implements AutoCloseable {
    * loop alone decides about errors, including the one that makes events unavailable.
    */
   private void turn() {
+    watchdog.turnBegins();
+    try {
+      watchOnce();
+    } finally {
+      watchdog.turnEnds();
+    }
+  }
+
+  /**
+   * Why the event watch is stuck: one turn (a rebuild, a wait of {@link #WAIT_MS} and the events'
+   * handling) has not returned within {@code limit}, so an NVML call of it hangs.
+   */
+  Optional<String> stuck(Duration limit) {
+    return watchdog.stuck(limit);
+  }
+
+  private void watchOnce() {
     Map<String, Device> wanted = wanted();
     if (rebuildRequested || set == null || !wanted.keySet().equals(watched.keySet())) {
       rebuild(wanted);

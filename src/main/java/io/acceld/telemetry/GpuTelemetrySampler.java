@@ -76,6 +76,11 @@ public final class GpuTelemetrySampler implements AutoCloseable {
   }
 
   /** Whether the loop still runs; its turns catch their own failures, so only close ends it. */
+  /** Why the sampling loop is stuck, if a pass has run longer than {@code limit}. */
+  public Optional<String> stuck(Duration limit) {
+    return loop.stuck(limit);
+  }
+
   public boolean alive() {
     return loop.alive();
   }

@@ -34,6 +34,9 @@ public final class NvmlDouble {
 
     int acceld_fake_set_lost(int gpu, int lost);
 
+    /** 1: every NVML call on that GPU blocks until set back to 0 (a wedged driver). */
+    int acceld_fake_set_hung(int gpu, int hung);
+
     int acceld_fake_fail_waits(int returnCode, int count);
 
     long acceld_fake_call_count();
