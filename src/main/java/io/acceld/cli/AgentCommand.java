@@ -61,7 +61,11 @@ abstract class AgentCommand implements Callable<Integer> {
     }
     boolean nvmlChosen = config.sourceOf(Settings.NVML_LIBRARY) == AgentConfig.Source.FLAG;
     SimulatedNode node =
-        SimulatedNode.create(context.env(), config.get(Settings.SIMULATE_GPUS), !nvmlChosen);
+        SimulatedNode.create(
+            context.env(),
+            config.get(Settings.SIMULATE_GPUS),
+            config.get(Settings.SIMULATE_DIR),
+            !nvmlChosen);
     return new Loaded(config.withSimulated(node.settings()), Optional.of(node));
   }
 

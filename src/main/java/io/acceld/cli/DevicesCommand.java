@@ -46,6 +46,7 @@ final class DevicesCommand extends AgentCommand {
           Settings.LOG_LEVEL,
           Settings.LOG_FORMAT,
           Settings.SIMULATE_GPUS,
+          Settings.SIMULATE_DIR,
           Settings.METRICS_AUTH,
           Settings.METRICS_TLS_CERT);
 

@@ -363,6 +363,16 @@ public final class Settings {
           Parsers.integer(1, 256),
           "8");
 
+  public static final Setting<Path> SIMULATE_DIR =
+      new Setting<>(
+          "simulate-dir",
+          "DIR",
+          "Where --simulate writes its node, in a new owner-only directory deleted on exit; a tmpfs"
+              + " keeps the start fast. The JVM's temporary directory when DIR cannot be written."
+              + " Ignored without --simulate.",
+          Parsers.path(),
+          "/dev/shm");
+
   /** All settings, in the order help and the README list them. */
   public static final List<Setting<?>> ALL =
       List.of(
@@ -408,7 +418,8 @@ public final class Settings {
           METRICS_TLS_KEY,
           CDI_CHECK_INTERVAL,
           LOOP_STUCK_AFTER,
-          SIMULATE_GPUS);
+          SIMULATE_GPUS,
+          SIMULATE_DIR);
 
   public static Optional<Setting<?>> byKey(String key) {
     return ALL.stream().filter(s -> s.key().equals(key)).findFirst();

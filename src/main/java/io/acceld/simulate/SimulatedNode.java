@@ -37,33 +37,57 @@ public final class SimulatedNode implements AutoCloseable {
   public static final String CONTROL_FILE = "nvml-control";
 
   private final Path root;
+  private final Optional<Path> nvmlRoot;
   private final FixtureNode node;
   private final Optional<Path> nvmlLibrary;
 
-  private SimulatedNode(Path root, FixtureNode node, Optional<Path> nvmlLibrary) {
+  private SimulatedNode(
+      Path root, Optional<Path> nvmlRoot, FixtureNode node, Optional<Path> nvmlLibrary) {
     this.root = root;
+    this.nvmlRoot = nvmlRoot;
     this.node = node;
     this.nvmlLibrary = nvmlLibrary;
+  }
+
+  /**
+   * A new owner-only directory in {@code parent} ({@code --simulate-dir}, a tmpfs by default), or
+   * in the JVM's temporary directory when {@code parent} cannot be written. The node is some 600
+   * files: on a tmpfs they take 10 ms, on a busy disk's journal up to half a second of the start.
+   */
+  private static Path newDirectory(Path parent, String prefix) throws IOException {
+    try {
+      return Files.createTempDirectory(parent, prefix);
+    } catch (IOException | UnsupportedOperationException e) {
+      log.debug("--simulate-dir {} is not usable ({}); using the temporary directory", parent, e);
+      return Files.createTempDirectory(prefix);
+    }
   }
 
   /**
    * Builds the node in a new temporary directory.
    *
    * @param gpus how many GPUs the node has ({@link Fixtures#node}); 8 is the eight-GPU node
+   * @param parent where to create the node's directory ({@code --simulate-dir})
    * @param withNvml whether to install the NVML double; false when the operator chose a library
    */
-  public static SimulatedNode create(Map<String, String> env, int gpus, boolean withNvml) {
+  public static SimulatedNode create(
+      Map<String, String> env, int gpus, Path parent, boolean withNvml) {
     try {
-      Path root = Files.createTempDirectory("acceld-simulate-");
+      Path root = newDirectory(parent, "acceld-simulate-");
       FixtureNode node = Fixtures.node(root.resolve("node"), gpus);
       // The simulated node's kubelet directories, which a real node's kubelet creates; the agent
       // waits for them rather than creating them.
       Files.createDirectories(root.resolve("kubelet/device-plugins"));
       Files.createDirectories(root.resolve("kubelet/plugins_registry"));
-      Optional<Path> library =
-          withNvml
-              ? locateDouble(env).map(lib -> installDouble(lib, root.resolve("nvml"), node))
+      // The double is loaded as code: it goes to the JVM's temporary directory, since a tmpfs such
+      // as a container's /dev/shm is often mounted noexec.
+      Optional<Path> built = withNvml ? locateDouble(env) : Optional.empty();
+      Optional<Path> nvmlRoot =
+          built.isPresent()
+              ? Optional.of(Files.createTempDirectory("acceld-simulate-"))
               : Optional.empty();
+      Optional<Path> library =
+          built.map(lib -> installDouble(lib, nvmlRoot.orElseThrow().resolve("nvml"), node));
       library.ifPresent(
           lib ->
               log.info(
@@ -76,7 +100,7 @@ public final class SimulatedNode implements AutoCloseable {
                 + " without NVML",
             NATIVE_PROBES_ENV);
       }
-      return new SimulatedNode(root, node, library);
+      return new SimulatedNode(root, nvmlRoot, node, library);
     } catch (IOException e) {
       throw new UncheckedIOException("cannot create the simulated node", e);
     }
@@ -144,12 +168,17 @@ public final class SimulatedNode implements AutoCloseable {
 
   @Override
   public void close() {
-    try (Stream<Path> walk = Files.walk(root)) {
+    delete(root);
+    nvmlRoot.ifPresent(SimulatedNode::delete);
+  }
+
+  private static void delete(Path dir) {
+    try (Stream<Path> walk = Files.walk(dir)) {
       for (Path p : walk.sorted(Comparator.reverseOrder()).toList()) {
         Files.deleteIfExists(p);
       }
     } catch (IOException e) {
-      log.debug("Could not delete {}: {}", root, e.toString());
+      log.debug("Could not delete {}: {}", dir, e.toString());
     }
   }
 }
