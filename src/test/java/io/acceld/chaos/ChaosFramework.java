@@ -33,6 +33,9 @@ import java.util.concurrent.ConcurrentHashMap;
  * would be; updates are acknowledged as they are read ({@link #pump}).
  */
 final class ChaosFramework {
+  /** How long one wait for the next event lasts before the caller checks its deadline again. */
+  private static final Duration POLL = Duration.ofMillis(100);
+
   final MesosSchedulerClient client;
   final MesosEventStream<Event> events;
   final FrameworkID id;
@@ -83,7 +86,7 @@ final class ChaosFramework {
       if (withGpus.isPresent()) {
         return withGpus.get();
       }
-      Thread.sleep(10); // polling the recorded events; nothing to await on
+      events.awaitMoreThan(read, POLL); // the next event, or the deadline's next check
     }
     throw new AssertionError("no offer with GPUs within " + timeout + ": " + events.seen());
   }
@@ -93,7 +96,7 @@ final class ChaosFramework {
     long deadline = System.nanoTime() + timeout.toNanos();
     while (!states.keySet().containsAll(ids) && System.nanoTime() < deadline) {
       pump();
-      Thread.sleep(10); // polling the recorded events; nothing to await on
+      events.awaitMoreThan(read, POLL); // the next event, or the deadline's next check
     }
     Map<String, TaskState> got = new HashMap<>();
     ids.forEach(id -> Optional.ofNullable(states.get(id)).ifPresent(st -> got.put(id, st)));

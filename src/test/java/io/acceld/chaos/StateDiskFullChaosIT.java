@@ -205,14 +205,15 @@ class StateDiskFullChaosIT {
     fw.call(accept(fw.id, offer, List.of(info)));
     long deadline = System.nanoTime() + WAIT.toNanos();
     while (System.nanoTime() < deadline) {
-      for (Event e : fw.events.seen()) {
+      List<Event> seen = fw.events.seen();
+      for (Event e : seen) {
         if (e.getType() == Event.Type.UPDATE
             && e.getUpdate().getStatus().getTaskId().getValue().equals(task)) {
           pump(fw);
           return e.getUpdate().getStatus();
         }
       }
-      Thread.sleep(10); // polling the recorded events; nothing to await on
+      fw.events.awaitMoreThan(seen.size(), Duration.ofMillis(100)); // the next event
     }
     throw new AssertionError("no update for " + task + " within " + WAIT);
   }

@@ -62,13 +62,19 @@ public final class MesosEventStream<E extends Message> implements AutoCloseable 
       Optional<byte[]> record;
       while ((record = records.next()).isPresent()) {
         E event = (E) MesosCodec.decode(record.get(), type, prototype);
-        seen.add(event);
+        synchronized (seen) {
+          seen.add(event);
+          seen.notifyAll(); // awaitMoreThan
+        }
         events.add(event);
       }
     } catch (IOException | CallDecodeException | RuntimeException e) {
       failure = e;
     } finally {
       ended.countDown();
+      synchronized (seen) {
+        seen.notifyAll();
+      }
     }
   }
 
@@ -139,6 +145,26 @@ public final class MesosEventStream<E extends Message> implements AutoCloseable 
   public List<E> seen() {
     synchronized (seen) {
       return List.copyOf(seen);
+    }
+  }
+
+  /**
+   * Waits until more than {@code count} events have been read (see {@link #seen()}), the stream
+   * ended, or {@code timeout} passed: for a reader of {@code seen()} that wants the next event.
+   *
+   * @return whether more than {@code count} events have been read
+   */
+  public boolean awaitMoreThan(int count, Duration timeout) throws InterruptedException {
+    long deadline = System.nanoTime() + timeout.toNanos();
+    synchronized (seen) {
+      while (seen.size() <= count && ended.getCount() > 0) {
+        long left = deadline - System.nanoTime();
+        if (left <= 0) {
+          break;
+        }
+        TimeUnit.NANOSECONDS.timedWait(seen, left);
+      }
+      return seen.size() > count;
     }
   }
 
