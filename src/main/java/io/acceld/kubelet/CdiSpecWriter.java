@@ -1,11 +1,9 @@
 package io.acceld.kubelet;
 
-import com.fasterxml.jackson.databind.ObjectMapper;
-import com.fasterxml.jackson.databind.SerializationFeature;
 import io.acceld.inventory.Device;
 import io.acceld.util.AtomicFiles;
+import io.acceld.util.JsonTrees;
 import java.io.IOException;
-import java.io.UncheckedIOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
@@ -31,8 +29,6 @@ import java.util.Set;
 public final class CdiSpecWriter {
   public static final String CDI_VERSION = "0.6.0";
   private static final Path CONTAINER_DEV = Path.of("/dev");
-  private static final ObjectMapper JSON =
-      new ObjectMapper().enable(SerializationFeature.INDENT_OUTPUT);
 
   private final Path cdiDir;
   private final Path hostDevPrefix;
@@ -70,12 +66,7 @@ public final class CdiSpecWriter {
 
   /** The file content of the spec of {@code resource} with {@code devices}. */
   public byte[] render(String resource, List<Device> devices) {
-    try {
-      return JSON.writeValueAsBytes(spec(resource, devices));
-    } catch (IOException e) {
-      // Maps of strings and lists always serialise; anything else is a bug here.
-      throw new UncheckedIOException("cannot render the CDI spec of " + resource, e);
-    }
+    return JsonTrees.render(spec(resource, devices), true);
   }
 
   public void remove(String resource) throws IOException {

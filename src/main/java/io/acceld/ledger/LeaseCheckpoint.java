@@ -1,11 +1,9 @@
 package io.acceld.ledger;
 
-import com.fasterxml.jackson.databind.JsonNode;
-import com.fasterxml.jackson.databind.ObjectMapper;
-import com.fasterxml.jackson.databind.node.ArrayNode;
-import com.fasterxml.jackson.databind.node.ObjectNode;
+import com.fasterxml.jackson.core.JsonParseException;
 import io.acceld.inventory.ReplicaId;
 import io.acceld.util.AtomicFiles;
+import io.acceld.util.JsonTrees;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
@@ -18,7 +16,9 @@ import java.time.Instant;
 import java.time.format.DateTimeParseException;
 import java.util.ArrayList;
 import java.util.HexFormat;
+import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Map;
 import java.util.Optional;
 
 /**
@@ -41,16 +41,6 @@ public final class LeaseCheckpoint {
 
   /** Larger than any real ledger (a lease is ~200 bytes); a bigger file is not ours. */
   static final long MAX_BYTES = 64L << 20;
-
-  /**
-   * Jackson, loaded when a checkpoint is first parsed or rendered, not when the ledger opens: a
-   * first start has no file to read, and its first write is on the writer thread, so Jackson's ~550
-   * classes stay off the path to Register (measured: 0.1-0.3 s of a plain {@code java -jar} start
-   * on 2 cores). The holder class is initialized once, by the JVM, on first use.
-   */
-  private static final class Json {
-    static final ObjectMapper MAPPER = new ObjectMapper();
-  }
 
   /** The file could not be used; {@link #getMessage} says what was wrong with it. */
   public static final class UnusableException extends Exception {
@@ -160,17 +150,19 @@ public final class LeaseCheckpoint {
     }
   }
 
-  private static byte[] render(Availability snapshot) throws IOException {
-    ObjectNode root = Json.MAPPER.createObjectNode();
-    root.put("version", snapshot.version());
-    ArrayNode list = root.putArray("leases");
+  /**
+   * The body, on Jackson's streaming layer ({@link JsonTrees}): databind's object mapper was ~300
+   * classes resident for good on every node, for this one small document.
+   */
+  private static byte[] render(Availability snapshot) {
+    List<Object> list = new ArrayList<>();
     for (Lease l : snapshot.leases()) {
-      ObjectNode n = list.addObject();
+      Map<String, Object> n = new LinkedHashMap<>();
       n.put("device", l.deviceId());
       if (!l.slot().isWhole()) {
         n.put("replica", l.slot().replica());
       }
-      ObjectNode h = n.putObject("holder");
+      Map<String, Object> h = new LinkedHashMap<>();
       h.put("kind", l.holder().kind().label());
       switch (l.holder().kind()) {
         case KUBELET_POD -> {
@@ -187,28 +179,31 @@ public final class LeaseCheckpoint {
           h.put("task", t.taskId());
         }
       }
+      n.put("holder", h);
       n.put("since", l.since().toString());
       n.put("why", l.why());
+      list.add(n);
     }
-    return Json.MAPPER.writeValueAsBytes(root);
+    Map<String, Object> root = new LinkedHashMap<>();
+    root.put("version", snapshot.version());
+    root.put("leases", list);
+    return JsonTrees.render(root, false);
   }
 
   private static List<Lease> parse(byte[] body) throws UnusableException {
-    JsonNode root;
+    Object root;
     try {
-      root = Json.MAPPER.readTree(body);
-    } catch (com.fasterxml.jackson.core.JsonProcessingException e) {
+      root = JsonTrees.parse(body);
+    } catch (JsonParseException e) {
       throw new UnusableException("is not valid JSON: " + e.getOriginalMessage());
-    } catch (IOException e) {
-      throw new UnusableException("cannot be parsed: " + e.getMessage());
     }
-    JsonNode list = root == null ? null : root.get("leases");
-    if (list == null || !list.isArray()) {
+    Object list = root instanceof Map<?, ?> m ? m.get("leases") : null;
+    if (!(list instanceof List<?> entries)) {
       throw new UnusableException("has no 'leases' array");
     }
     List<Lease> leases = new ArrayList<>();
     int index = 0;
-    for (JsonNode n : list) {
+    for (Object n : entries) {
       try {
         leases.add(lease(n));
       } catch (IllegalArgumentException | DateTimeParseException e) {
@@ -219,13 +214,15 @@ public final class LeaseCheckpoint {
     return leases;
   }
 
-  private static Lease lease(JsonNode n) {
+  private static Lease lease(Object entry) {
+    if (!(entry instanceof Map<?, ?> n)) {
+      throw new IllegalArgumentException("not an object");
+    }
     String device = text(n, "device");
-    JsonNode replica = n.get("replica");
+    Object replica = n.get("replica");
     ReplicaId slot =
-        replica == null ? ReplicaId.whole(device) : ReplicaId.of(device, replica.asInt(-1));
-    JsonNode h = n.get("holder");
-    if (h == null || !h.isObject()) {
+        replica == null ? ReplicaId.whole(device) : ReplicaId.of(device, replicaNumber(replica));
+    if (!(n.get("holder") instanceof Map<?, ?> h)) {
       throw new IllegalArgumentException("no holder");
     }
     String kindName = text(h, "kind");
@@ -243,12 +240,16 @@ public final class LeaseCheckpoint {
     return new Lease(slot, holder, Instant.parse(text(n, "since")), text(n, "why"));
   }
 
-  private static String text(JsonNode n, String key) {
-    JsonNode v = n.get(key);
-    if (v == null || !v.isTextual()) {
+  /** A replica number as written: an integer in int's range, else -1, which ReplicaId refuses. */
+  private static int replicaNumber(Object replica) {
+    return replica instanceof Long l && l == l.intValue() ? l.intValue() : -1;
+  }
+
+  private static String text(Map<?, ?> n, String key) {
+    if (!(n.get(key) instanceof String v)) {
       throw new IllegalArgumentException("'" + key + "' is missing or not a string");
     }
-    return v.asText();
+    return v;
   }
 
   private static String field(String token, String prefix) {
