@@ -19,12 +19,15 @@ import org.slf4j.LoggerFactory;
  *
  * <p>Identity is inode and modification time ({@link SocketIdentity}), and a CREATE event counts on
  * its own, because a re-created socket can reuse the old inode. The watcher also polls every {@link
- * #POLL}, so a missed event costs at most a poll.
+ * #POLL}, so a missed event costs at most a poll. The kubelet's directories are on a disk, where
+ * inotify reports every change at once, so the poll is only a backstop (an overflowed queue); a
+ * directory that is removed and made again is watched again within a second ({@link
+ * DirectoryWatcher}). At 1 s it was a sixth of an idle agent's wake-ups.
  */
 final class KubeletRestartWatch implements AutoCloseable {
   private static final Logger log = LoggerFactory.getLogger(KubeletRestartWatch.class);
 
-  static final Duration POLL = Duration.ofSeconds(1);
+  static final Duration POLL = Duration.ofSeconds(5);
 
   private final KubeletSettings settings;
   private final Consumer<SocketIdentity> onChange;

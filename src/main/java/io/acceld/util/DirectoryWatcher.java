@@ -10,6 +10,7 @@ import java.nio.file.WatchEvent;
 import java.nio.file.WatchKey;
 import java.nio.file.WatchService;
 import java.time.Duration;
+import java.util.ArrayList;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Set;
@@ -25,19 +26,36 @@ import org.slf4j.LoggerFactory;
  * since the last call (a file re-created with a reused inode is only visible as an event) and
  * otherwise compares state, so a missed or coalesced event only delays it by one poll. Runs on its
  * own named thread.
+ *
+ * <p>A watched directory that is removed (and perhaps made again) loses its watch; until it can be
+ * watched again the watcher checks every {@link #REWATCH} instead of every poll, and watches it
+ * again as soon as it exists, so a long backstop poll never becomes the only way to notice.
  */
 public final class DirectoryWatcher implements AutoCloseable {
   private static final Logger log = LoggerFactory.getLogger(DirectoryWatcher.class);
 
+  /** How often a watcher that lost a directory's watch checks, and tries to watch it again. */
+  static final Duration REWATCH = Duration.ofSeconds(1);
+
   private final WatchService watcher; // null when events are unavailable: poll only
+  private final List<Path> dirs;
   private final Duration poll;
+
+  /** A directory's watch was cancelled (it was removed); confined to the watcher's thread. */
+  private boolean lostWatch;
+
   private final Consumer<Set<String>> check;
   private final Thread thread;
   private volatile boolean running = true;
 
   private DirectoryWatcher(
-      String threadName, WatchService watcher, Duration poll, Consumer<Set<String>> check) {
+      String threadName,
+      WatchService watcher,
+      List<Path> dirs,
+      Duration poll,
+      Consumer<Set<String>> check) {
     this.watcher = watcher;
+    this.dirs = List.copyOf(dirs);
     this.poll = poll;
     this.check = check;
     this.thread = new Thread(this::loop, threadName);
@@ -53,7 +71,7 @@ public final class DirectoryWatcher implements AutoCloseable {
       Files.createDirectories(dir);
       register(watcher, dir);
     }
-    return new DirectoryWatcher(threadName, watcher, poll, check);
+    return new DirectoryWatcher(threadName, watcher, dirs, poll, check);
   }
 
   /**
@@ -63,11 +81,13 @@ public final class DirectoryWatcher implements AutoCloseable {
   public static DirectoryWatcher existing(
       String threadName, List<Path> dirs, Duration poll, Consumer<Set<String>> check) {
     WatchService watcher = null;
+    List<Path> watched = new ArrayList<>();
     try {
       watcher = FileSystems.getDefault().newWatchService();
       for (Path dir : dirs) {
         if (Files.isDirectory(dir)) {
           register(watcher, dir);
+          watched.add(dir);
         }
       }
     } catch (IOException e) {
@@ -76,7 +96,8 @@ public final class DirectoryWatcher implements AutoCloseable {
           e.toString(),
           poll.toMillis());
     }
-    return new DirectoryWatcher(threadName, watcher, poll, check);
+    // Only what was watched is watched again after a loss; the rest is the poll's.
+    return new DirectoryWatcher(threadName, watcher, watched, poll, check);
   }
 
   private static void register(WatchService watcher, Path dir) throws IOException {
@@ -111,17 +132,43 @@ public final class DirectoryWatcher implements AutoCloseable {
       Thread.sleep(poll.toMillis());
       return created;
     }
-    WatchKey key = watcher.poll(poll.toMillis(), TimeUnit.MILLISECONDS);
+    if (lostWatch) {
+      lostWatch = !watchAgain();
+    }
+    Duration wait = lostWatch && REWATCH.compareTo(poll) < 0 ? REWATCH : poll;
+    WatchKey key = watcher.poll(wait.toMillis(), TimeUnit.MILLISECONDS);
     while (key != null) {
       for (WatchEvent<?> event : key.pollEvents()) {
         if (event.kind() == StandardWatchEventKinds.ENTRY_CREATE) {
           created.add(event.context().toString());
         }
       }
-      key.reset();
+      if (!key.reset()) {
+        lostWatch = true;
+      }
       key = watcher.poll();
     }
     return created;
+  }
+
+  /**
+   * Watches every directory that exists again (a live watch is kept as it is); true if none is
+   * still missing. A directory made again between the loss and now shows in the check that follows,
+   * which compares state.
+   */
+  private boolean watchAgain() {
+    boolean all = true;
+    for (Path dir : dirs) {
+      try {
+        register(watcher, dir);
+      } catch (IOException e) {
+        all = false;
+      }
+    }
+    if (all) {
+      log.debug("{} watches {} again", thread.getName(), dirs);
+    }
+    return all;
   }
 
   @Override
