@@ -44,6 +44,13 @@ import org.slf4j.LoggerFactory;
 public final class KubeletPublisher implements AutoCloseable {
   private static final Logger log = LoggerFactory.getLogger(KubeletPublisher.class);
 
+  /**
+   * How often the kubelet's directories are looked for while they do not exist: there is nothing to
+   * watch yet, so this poll is the only way to see them appear (the watch's backstop, {@link
+   * KubeletRestartWatch#POLL}, is longer because inotify covers a directory that exists).
+   */
+  static final Duration DIRECTORY_POLL = Duration.ofSeconds(1);
+
   public static final String KUBELET_SOCKET = KubeletSettings.KUBELET_SOCKET;
 
   private final KubeletSettings settings;
@@ -140,7 +147,7 @@ public final class KubeletPublisher implements AutoCloseable {
             + " to create: check --device-plugin-dir and --plugins-registry-dir)",
         missing.stream().map(Path::toString).collect(Collectors.joining(" and ")));
     scheduler.schedule(
-        this::awaitKubeletDirectories, KubeletRestartWatch.POLL.toMillis(), TimeUnit.MILLISECONDS);
+        this::awaitKubeletDirectories, DIRECTORY_POLL.toMillis(), TimeUnit.MILLISECONDS);
   }
 
   /**
@@ -183,7 +190,7 @@ public final class KubeletPublisher implements AutoCloseable {
       }
     }
     scheduler.schedule(
-        this::awaitKubeletDirectories, KubeletRestartWatch.POLL.toMillis(), TimeUnit.MILLISECONDS);
+        this::awaitKubeletDirectories, DIRECTORY_POLL.toMillis(), TimeUnit.MILLISECONDS);
   }
 
   private void serve() throws IOException {
