@@ -31,12 +31,18 @@ class DirectoryWatcherTest {
     return false;
   }
 
+  /** A started watcher of {@code dir} (made if missing) whose checks go to {@link #checks}. */
+  private DirectoryWatcher watching(Path dir) throws Exception {
+    DirectoryWatcher w =
+        DirectoryWatcher.creating("test-watch", List.of(dir), NO_POLL, checks::add);
+    w.start();
+    return w;
+  }
+
   @Test
   void reportsACreatedNameAtOnceWithoutWaitingForThePoll(@TempDir Path root) throws Exception {
     Path dir = root.resolve("device-plugins");
-    try (DirectoryWatcher w =
-        DirectoryWatcher.creating("test-watch", List.of(dir), NO_POLL, checks::add)) {
-      w.start();
+    try (DirectoryWatcher w = watching(dir)) {
       Files.createFile(dir.resolve("kubelet.sock"));
       assertThat(reported("kubelet.sock", Duration.ofSeconds(10))).isTrue();
     }
@@ -47,9 +53,7 @@ class DirectoryWatcherTest {
     // A lost watch used to leave only the poll: with a long backstop, a kubelet restart in a
     // re-made directory would go unseen for that long.
     Path dir = root.resolve("device-plugins");
-    try (DirectoryWatcher w =
-        DirectoryWatcher.creating("test-watch", List.of(dir), NO_POLL, checks::add)) {
-      w.start();
+    try (DirectoryWatcher w = watching(dir)) {
       Files.delete(dir);
       Files.createDirectory(dir);
       boolean seen = false;
