@@ -59,6 +59,9 @@ case $release in
 esac
 rm -rf "$prefix"
 mkdir -p "$prefix/bin" "$prefix/lib"
+# Absolute from here on: the AppCDS archive records the class path it was dumped with, and a
+# relative one (PREFIX given as target/runtime-image) matches only when run from the same directory.
+prefix=$(cd "$prefix" && pwd)
 "${jdk_bin}jlink" --add-modules "$modules" --strip-debug --no-man-pages --no-header-files \
   "$compress" --generate-cds-archive --output "$prefix/jre"
 # The archive for heaps over 32 GiB (no compressed oops) is 10 MiB the agent's 64 MiB heap never uses.

@@ -26,9 +26,13 @@ class RuntimeImageIT {
     command.addAll(List.of(args));
     ProcessBuilder builder =
         new ProcessBuilder(command)
+            // Not the checkout: systemd starts it in /, and the archive must not depend on it.
+            .directory(dir.toFile())
             .redirectOutput(dir.resolve("out.txt").toFile())
             .redirectError(dir.resolve("err.txt").toFile());
-    builder.environment().put("ACCELD_NATIVE_PROBES", RuntimeImage.nativeProbes().toString());
+    builder
+        .environment()
+        .put("ACCELD_NATIVE_PROBES", RuntimeImage.nativeProbes().toAbsolutePath().toString());
     // -Xshare:on turns "the AppCDS archive does not fit this jar" into a failed start.
     builder.environment().put("ACCELD_JVM_EXTRA_FLAGS", "-Xshare:on");
     builder.environment().remove("JAVA_HOME");
