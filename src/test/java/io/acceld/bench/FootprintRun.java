@@ -19,6 +19,7 @@ import java.time.Instant;
 import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.List;
+import java.util.Map;
 import java.util.Optional;
 import java.util.concurrent.TimeUnit;
 import java.util.function.Supplier;
@@ -38,7 +39,8 @@ final class FootprintRun {
       int listAndWatchBytes,
       double rssMib,
       long threads,
-      double idleCpuPercent) {}
+      double idleCpuPercent,
+      String busiestThreads) {}
 
   /** The agent ended before it registered; {@code log} is the tail of what it wrote. */
   static final class AgentExited extends Exception {
@@ -133,12 +135,15 @@ final class FootprintRun {
     double rssMib = proc.rssBytes(pid) / 1048576.0;
     long threads = proc.threads(pid);
     double idle = Double.NaN;
+    String busiest = "";
     if (mode.idleCpu()) {
       long start = System.nanoTime();
       double before = proc.cpuSeconds(pid);
+      Map<String, Long> threadsBefore = proc.ticksByThread(pid);
       Thread.sleep(settings.cpuWindow().toMillis());
       double used = proc.cpuSeconds(pid) - before;
       idle = 100 * used / ((System.nanoTime() - start) / 1e9);
+      busiest = ProcFacts.busiest(threadsBefore, proc.ticksByThread(pid), 8);
     }
     if (!agent.isAlive()) {
       throw new AgentExited(agent.exitValue(), tail(log));
@@ -149,7 +154,8 @@ final class FootprintRun {
         healthy.serializedSize(),
         rssMib,
         threads,
-        idle);
+        idle,
+        busiest);
   }
 
   /**

@@ -6,7 +6,11 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayDeque;
 import java.util.Deque;
+import java.util.Map;
 import java.util.Optional;
+import java.util.TreeMap;
+import java.util.stream.Collectors;
+import java.util.stream.Stream;
 
 /**
  * What the kernel says about one process: resident memory and threads from {@code
@@ -50,6 +54,42 @@ final class ProcFacts {
     String[] fields = stat.substring(stat.lastIndexOf(')') + 2).split(" ");
     long ticks = Long.parseLong(fields[11]) + Long.parseLong(fields[12]); // fields 14 and 15
     return (double) ticks / clockTicksPerSecond;
+  }
+
+  /**
+   * CPU ticks (utime + stime) by thread name, from {@code /proc/PID/task/TID/stat}: where an idle
+   * window's CPU went. Threads sharing a name (pools, the compiler's) are summed; a thread that
+   * ended meanwhile is left out.
+   */
+  Map<String, Long> ticksByThread(long pid) {
+    Map<String, Long> ticks = new TreeMap<>();
+    try (Stream<Path> tasks = Files.list(Path.of("/proc", Long.toString(pid), "task"))) {
+      for (Path task : (Iterable<Path>) tasks::iterator) {
+        String stat;
+        try {
+          stat = read(task.resolve("stat"));
+        } catch (UncheckedIOException e) {
+          continue;
+        }
+        String name = stat.substring(stat.indexOf('(') + 1, stat.lastIndexOf(')'));
+        String[] fields = stat.substring(stat.lastIndexOf(')') + 2).split(" ");
+        ticks.merge(name, Long.parseLong(fields[11]) + Long.parseLong(fields[12]), Long::sum);
+      }
+    } catch (IOException e) {
+      throw new UncheckedIOException(e);
+    }
+    return ticks;
+  }
+
+  /** {@code after - before} per thread name, busiest first, threads that used nothing left out. */
+  static String busiest(Map<String, Long> before, Map<String, Long> after, int limit) {
+    return after.entrySet().stream()
+        .map(e -> Map.entry(e.getKey(), e.getValue() - before.getOrDefault(e.getKey(), 0L)))
+        .filter(e -> e.getValue() > 0)
+        .sorted(Map.Entry.<String, Long>comparingByValue().reversed())
+        .limit(limit)
+        .map(e -> e.getKey() + " " + e.getValue())
+        .collect(Collectors.joining(", "));
   }
 
   /**
