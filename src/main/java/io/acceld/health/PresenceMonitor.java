@@ -1,43 +1,45 @@
 package io.acceld.health;
 
 import io.acceld.util.DirectoryWatcher;
-import java.io.IOException;
-import java.nio.file.DirectoryStream;
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.HashMap;
 import java.util.List;
-import java.util.TreeSet;
+import java.util.Map;
+import java.util.stream.Stream;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
  * Notices a PCI device leaving or arriving (hot unplug, surprise removal) and a device node
- * disappearing or coming back, and asks for a rediscovery at once. It listens for file-system
- * events where they work (devtmpfs, and fixture trees) and polls the same state as a fallback
- * (sysfs sends no inotify events); the poll compares a cheap fingerprint, so nothing is rescanned
- * unless something changed.
+ * disappearing or coming back, and asks for a rediscovery at once. The device-node directories are
+ * watched for file-system events (devtmpfs sends them) and compared only when an event came or no
+ * watch stands for them; the PCI bus is compared on every poll, since sysfs sends no events. Each
+ * comparison is of the directory's names, so nothing is rescanned unless something changed.
  */
 public final class PresenceMonitor implements AutoCloseable {
   private static final Logger log = LoggerFactory.getLogger(PresenceMonitor.class);
 
-  /** Where a device's arrival or departure shows: the PCI bus, and the device-node directories. */
-  private final List<Path> watched;
+  /** Where a PCI device's arrival or departure shows; listed on every poll. */
+  private final Path pciBus;
+
+  /** Where device nodes appear; listed when their watch says so. */
+  private final List<Path> nodeDirs;
 
   private final Runnable rediscover;
   private final DirectoryWatcher watcher;
-  private String last;
+
+  /** The names last seen in each directory; the watcher's thread's alone once started. */
+  private final Map<Path, List<String>> last = new HashMap<>();
 
   public PresenceMonitor(Path sysfsRoot, Path devRoot, Runnable rediscover, Duration poll) {
-    this.watched =
-        List.of(
-            sysfsRoot.resolve("bus/pci/devices"),
-            devRoot,
-            devRoot.resolve("dri"),
-            devRoot.resolve("accel"),
-            devRoot.resolve("vfio"));
+    this.pciBus = sysfsRoot.resolve("bus/pci/devices");
+    this.nodeDirs =
+        List.of(devRoot, devRoot.resolve("dri"), devRoot.resolve("accel"), devRoot.resolve("vfio"));
     this.rediscover = rediscover;
-    this.watcher = DirectoryWatcher.existing("acceld-presence", watched, poll, created -> check());
+    this.watcher = DirectoryWatcher.existing("acceld-presence", nodeDirs, poll, this::check);
   }
 
   boolean alive() {
@@ -45,32 +47,44 @@ public final class PresenceMonitor implements AutoCloseable {
   }
 
   public void start() {
-    last = fingerprint();
+    Stream.concat(Stream.of(pciBus), nodeDirs.stream()).forEach(this::changed);
     watcher.start();
   }
 
-  private void check() {
-    String now = fingerprint();
-    if (!now.equals(last)) {
-      last = now;
-      log.info("PCI devices or device nodes changed; rediscovering");
+  private void check(DirectoryWatcher.Wake wake) {
+    List<Path> changed = new ArrayList<>(1);
+    if (changed(pciBus)) {
+      changed.add(pciBus);
+    }
+    for (Path dir : nodeDirs) {
+      if (wake.mayHaveChanged().contains(dir) && changed(dir)) {
+        changed.add(dir);
+      }
+    }
+    if (!changed.isEmpty()) {
+      log.info("PCI devices or device nodes changed in {}; rediscovering", changed);
       rediscover.run();
     }
   }
 
-  /** The names in each watched directory: PCI addresses present, device nodes present. */
-  String fingerprint() {
-    StringBuilder f = new StringBuilder();
-    for (Path dir : watched) {
-      TreeSet<String> names = new TreeSet<>();
-      try (DirectoryStream<Path> entries = Files.newDirectoryStream(dir)) {
-        entries.forEach(p -> names.add(p.getFileName().toString()));
-      } catch (IOException e) {
-        // absent directory: an empty listing
-      }
-      f.append(names).append('|');
+  /** Lists {@code dir} and remembers it; true if its names differ from the last listing. */
+  private boolean changed(Path dir) {
+    List<String> now = names(dir);
+    return !now.equals(last.put(dir, now));
+  }
+
+  /**
+   * The names in {@code dir}, sorted; none if it is absent. {@link java.io.File#list()} rather than
+   * NIO: this runs every second, and for an absent directory ({@code /dev/accel} on most nodes) NIO
+   * builds and throws an exception to say so, where {@code list()} returns null.
+   */
+  static List<String> names(Path dir) {
+    String[] names = dir.toFile().list();
+    if (names == null) {
+      return List.of();
     }
-    return f.toString();
+    Arrays.sort(names);
+    return Arrays.asList(names);
   }
 
   @Override

@@ -50,7 +50,7 @@ final class KubeletRestartWatch implements AutoCloseable {
     }
     this.watcher =
         DirectoryWatcher.creating(
-            "acceld-kubelet-watch", settings.watchedDirs(), POLL, this::check);
+            "acceld-kubelet-watch", settings.watchedDirs(), POLL, wake -> check(wake.created()));
   }
 
   void start() {
