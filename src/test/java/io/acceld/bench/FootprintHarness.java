@@ -155,7 +155,7 @@ public final class FootprintHarness {
             System.err.printf(
                 Locale.ROOT,
                 "%s: registered %.0f ms, all healthy %.0f ms, %d B, RSS %.1f MiB, %d threads,"
-                    + " idle CPU %.2f %% (ticks by thread: %s)  %s%n",
+                    + " idle CPU %.2f %% (by thread, ms/runs: %s)  %s%n",
                 what,
                 r.registeredMs(),
                 r.healthyMs(),

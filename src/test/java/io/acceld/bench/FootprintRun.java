@@ -139,11 +139,11 @@ final class FootprintRun {
     if (mode.idleCpu()) {
       long start = System.nanoTime();
       double before = proc.cpuSeconds(pid);
-      Map<String, Long> threadsBefore = proc.ticksByThread(pid);
+      Map<String, ProcFacts.ThreadCpu> threadsBefore = proc.cpuByThread(pid);
       Thread.sleep(settings.cpuWindow().toMillis());
       double used = proc.cpuSeconds(pid) - before;
       idle = 100 * used / ((System.nanoTime() - start) / 1e9);
-      busiest = ProcFacts.busiest(threadsBefore, proc.ticksByThread(pid), 8);
+      busiest = ProcFacts.busiest(threadsBefore, proc.cpuByThread(pid), 10);
     }
     if (!agent.isAlive()) {
       throw new AgentExited(agent.exitValue(), tail(log));

@@ -5,7 +5,9 @@ import java.io.UncheckedIOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayDeque;
+import java.util.Comparator;
 import java.util.Deque;
+import java.util.Locale;
 import java.util.Map;
 import java.util.Optional;
 import java.util.TreeMap;
@@ -56,39 +58,70 @@ final class ProcFacts {
     return (double) ticks / clockTicksPerSecond;
   }
 
+  /** One thread's (or same-named threads') time on a CPU and how many times it was scheduled. */
+  record ThreadCpu(long nanos, long runs) {
+    ThreadCpu plus(ThreadCpu other) {
+      return new ThreadCpu(nanos + other.nanos, runs + other.runs);
+    }
+
+    ThreadCpu minus(ThreadCpu other) {
+      return new ThreadCpu(nanos - other.nanos, runs - other.runs);
+    }
+  }
+
   /**
-   * CPU ticks (utime + stime) by thread name, from {@code /proc/PID/task/TID/stat}: where an idle
-   * window's CPU went. Threads sharing a name (pools, the compiler's) are summed; a thread that
-   * ended meanwhile is left out.
+   * Time on a CPU by thread name, from {@code /proc/PID/task/TID/schedstat} (the scheduler's own
+   * nanoseconds and run count, where {@code stat}'s ticks are 10 ms apiece): where an idle window's
+   * CPU went, and how often each thread woke for it. Threads sharing a name (pools, the compiler's)
+   * are summed; a thread that ended meanwhile is left out.
    */
-  Map<String, Long> ticksByThread(long pid) {
-    Map<String, Long> ticks = new TreeMap<>();
+  Map<String, ThreadCpu> cpuByThread(long pid) {
+    Map<String, ThreadCpu> cpu = new TreeMap<>();
     try (Stream<Path> tasks = Files.list(Path.of("/proc", Long.toString(pid), "task"))) {
       for (Path task : (Iterable<Path>) tasks::iterator) {
-        String stat;
+        String name;
+        String[] sched;
         try {
-          stat = read(task.resolve("stat"));
+          name = read(task.resolve("comm")).trim();
+          sched = read(task.resolve("schedstat")).trim().split(" ");
         } catch (UncheckedIOException e) {
           continue;
         }
-        String name = stat.substring(stat.indexOf('(') + 1, stat.lastIndexOf(')'));
-        String[] fields = stat.substring(stat.lastIndexOf(')') + 2).split(" ");
-        ticks.merge(name, Long.parseLong(fields[11]) + Long.parseLong(fields[12]), Long::sum);
+        cpu.merge(
+            name,
+            new ThreadCpu(Long.parseLong(sched[0]), Long.parseLong(sched[2])),
+            ThreadCpu::plus);
       }
     } catch (IOException e) {
       throw new UncheckedIOException(e);
     }
-    return ticks;
+    return cpu;
   }
 
-  /** {@code after - before} per thread name, busiest first, threads that used nothing left out. */
-  static String busiest(Map<String, Long> before, Map<String, Long> after, int limit) {
+  /**
+   * {@code after - before} per thread name as "name ms/runs", busiest first, threads that did not
+   * run left out.
+   */
+  static String busiest(Map<String, ThreadCpu> before, Map<String, ThreadCpu> after, int limit) {
     return after.entrySet().stream()
-        .map(e -> Map.entry(e.getKey(), e.getValue() - before.getOrDefault(e.getKey(), 0L)))
-        .filter(e -> e.getValue() > 0)
-        .sorted(Map.Entry.<String, Long>comparingByValue().reversed())
+        .map(
+            e ->
+                Map.entry(
+                    e.getKey(),
+                    e.getValue().minus(before.getOrDefault(e.getKey(), new ThreadCpu(0, 0)))))
+        .filter(e -> e.getValue().runs() > 0)
+        .sorted(
+            Comparator.comparingLong((Map.Entry<String, ThreadCpu> e) -> e.getValue().nanos())
+                .reversed())
         .limit(limit)
-        .map(e -> e.getKey() + " " + e.getValue())
+        .map(
+            e ->
+                String.format(
+                    Locale.ROOT,
+                    "%s %.1f/%d",
+                    e.getKey(),
+                    e.getValue().nanos() / 1e6,
+                    e.getValue().runs()))
         .collect(Collectors.joining(", "));
   }
 
