@@ -88,9 +88,11 @@ public final class HealthLatencyHarness {
     try (DeviceLedger closesLedger = ledger;
         Agent agent =
             new Agent(config, NodeDiscovery.open(config, true), store, HealthEvents.NONE, Clock.systemUTC());
+        UnixGrpc grpc = new UnixGrpc("latency-client", 1);
+        UnixGrpc served = new UnixGrpc("latency-served", 2);
         KubeletPublisher kubelet =
-            new KubeletPublisher(config, new TopologyAwareChooser(), PluginEvents.NONE, List.of(), ledger);
-        UnixGrpc grpc = new UnixGrpc("latency-client", 1)) {
+            new KubeletPublisher(
+                config, new TopologyAwareChooser(), PluginEvents.NONE, List.of(), ledger, served)) {
       agent.start();
       kubelet.start();
       ManagedChannel channel = grpc.channel(plugins.resolve("acceld-nvidia.com_gpu.sock"));

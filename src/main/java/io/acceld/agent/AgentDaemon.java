@@ -117,6 +117,9 @@ public final class AgentDaemon implements AutoCloseable {
                 .build());
     metrics.deviceHealth().follow(store);
     agent = keep(new Agent(config, discovery, store, metrics.healthEvents(), clock));
+    // One transport for everything said to the kubelet: its servers, registration and the
+    // pod-resources poll. Kept before both, so it is closed after them.
+    UnixGrpc kubeletGrpc = keep(new UnixGrpc("acceld-grpc", 2));
     kubelet =
         keep(
             new KubeletPublisher(
@@ -124,13 +127,13 @@ public final class AgentDaemon implements AutoCloseable {
                 new TopologyAwareChooser(),
                 kubeletEvents(metrics.kubelet()),
                 List.of(metrics.grpc()),
-                ledger));
-    UnixGrpc podGrpc = keep(new UnixGrpc("acceld-podresources", 1));
+                ledger,
+                kubeletGrpc));
     PodResourcesPoller pods =
         keep(
             new PodResourcesPoller(
                 config.get(Settings.POD_RESOURCES_SOCKET),
-                podGrpc,
+                kubeletGrpc,
                 ledger,
                 kubelet::serves,
                 config.get(Settings.KUBELET_PENDING_LEASE_TTL)));

@@ -54,7 +54,10 @@ public final class KubeletPublisher implements AutoCloseable {
   public static final String KUBELET_SOCKET = KubeletSettings.KUBELET_SOCKET;
 
   private final KubeletSettings settings;
-  private final UnixGrpc grpc = new UnixGrpc("acceld-grpc", 2);
+
+  /** The transport to and from the kubelet; the caller's, which closes it after this. */
+  private final UnixGrpc grpc;
+
   private final ScheduledExecutorService scheduler =
       Executors.newScheduledThreadPool(2, new NamedThreads("acceld-kubelet"));
   private final ResourcePlugin.Context context;
@@ -95,8 +98,10 @@ public final class KubeletPublisher implements AutoCloseable {
       DeviceChooser preferred,
       PluginEvents events,
       List<ServerInterceptor> interceptors,
-      DeviceLedger ledger) {
+      DeviceLedger ledger,
+      UnixGrpc grpc) {
     this.settings = KubeletSettings.from(config);
+    this.grpc = grpc;
     this.ledger = ledger;
     this.context =
         new ResourcePlugin.Context(
@@ -413,6 +418,5 @@ public final class KubeletPublisher implements AutoCloseable {
       plugins.clear();
     }
     scheduler.shutdownNow();
-    grpc.close();
   }
 }

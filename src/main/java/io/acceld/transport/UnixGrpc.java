@@ -44,17 +44,20 @@ public final class UnixGrpc implements AutoCloseable {
   public static final int MAX_SOCKET_PATH_BYTES = 107;
 
   private final boolean epoll;
-  private final EventLoopGroup boss;
+
+  /**
+   * Accepts and serves every server's connections and carries every channel. One group, not a boss
+   * and a worker group: an idle Netty 4.2 event loop wakes every second (its scheduled-task purge),
+   * and a separate accept thread was one more such wake-up, for a handful of connections a day.
+   */
   private final EventLoopGroup workers;
+
   private final MalformedRequests malformed;
 
   public UnixGrpc(String threadPrefix, int workerThreads) {
     NettyProperties.install(); // before the first Netty class initializes
     this.malformed = new MalformedRequests();
     this.epoll = Epoll.isAvailable();
-    this.boss =
-        new MultiThreadIoEventLoopGroup(
-            1, new DefaultThreadFactory(threadPrefix + "-accept", true), ioFactory());
     this.workers =
         new MultiThreadIoEventLoopGroup(
             workerThreads, new DefaultThreadFactory(threadPrefix + "-io", true), ioFactory());
@@ -108,7 +111,7 @@ public final class UnixGrpc implements AutoCloseable {
         NettyServerBuilder.forAddress(address(socket))
             .channelType(
                 epoll ? EpollServerDomainSocketChannel.class : NioServerDomainSocketChannel.class)
-            .bossEventLoopGroup(boss)
+            .bossEventLoopGroup(workers)
             .workerEventLoopGroup(workers)
             .withChildOption(ChannelOption.SO_KEEPALIVE, null)
             .maxInboundMessageSize(MAX_REQUEST_BYTES)
@@ -135,7 +138,6 @@ public final class UnixGrpc implements AutoCloseable {
 
   @Override
   public void close() {
-    boss.shutdownGracefully(0, 1, TimeUnit.SECONDS);
     workers.shutdownGracefully(0, 1, TimeUnit.SECONDS);
   }
 }

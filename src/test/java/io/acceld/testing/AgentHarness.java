@@ -13,6 +13,7 @@ import io.acceld.kubelet.PluginEvents;
 import io.acceld.ledger.DeviceLedger;
 import io.acceld.ledger.LedgerStorage;
 import io.acceld.simulate.FakeNodeTree;
+import io.acceld.transport.UnixGrpc;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -33,6 +34,7 @@ public final class AgentHarness implements AutoCloseable {
   private final AgentConfig config;
   private final LedgerStorage storage;
   private final KubeletPublisher kubelet;
+  private final UnixGrpc grpc = new UnixGrpc("harness-grpc", 2);
 
   private AgentHarness(AgentConfig config) {
     this.config = config;
@@ -44,7 +46,12 @@ public final class AgentHarness implements AutoCloseable {
         new Agent(config, NodeDiscovery.open(config, true), store, HealthEvents.NONE, clock);
     this.kubelet =
         new KubeletPublisher(
-            config, new TopologyAwareChooser(), PluginEvents.NONE, List.of(), storage.ledger());
+            config,
+            new TopologyAwareChooser(),
+            PluginEvents.NONE,
+            List.of(),
+            storage.ledger(),
+            grpc);
   }
 
   public KubeletPublisher kubelet() {
@@ -70,6 +77,7 @@ public final class AgentHarness implements AutoCloseable {
   @Override
   public void close() {
     kubelet.close();
+    grpc.close();
     agent.close();
     storage.close();
   }
