@@ -31,8 +31,8 @@ public final class PresenceMonitor implements AutoCloseable {
   private final Runnable rediscover;
   private final DirectoryWatcher watcher;
 
-  /** The names last seen in each directory; the watcher's thread's alone once started. */
-  private final Map<Path, List<String>> last = new HashMap<>();
+  /** Each directory's names as last listed; the watcher's thread's alone once started. */
+  private final Map<Path, String[]> last = new HashMap<>();
 
   public PresenceMonitor(Path sysfsRoot, Path devRoot, Runnable rediscover, Duration poll) {
     this.pciBus = sysfsRoot.resolve("bus/pci/devices");
@@ -67,24 +67,35 @@ public final class PresenceMonitor implements AutoCloseable {
     }
   }
 
-  /** Lists {@code dir} and remembers it; true if its names differ from the last listing. */
+  /**
+   * Lists {@code dir} and remembers it; true if its names differ from the last listing. The listing
+   * order of an unchanged directory is the same from one call to the next (sysfs, tmpfs), so the
+   * common case is one array comparison; only listings that differ are sorted, so that a mere
+   * change of order is not taken for a change.
+   */
   private boolean changed(Path dir) {
-    List<String> now = names(dir);
-    return !now.equals(last.put(dir, now));
+    String[] now = names(dir);
+    String[] before = last.put(dir, now);
+    if (Arrays.equals(now, before)) {
+      return false;
+    }
+    return before == null || !Arrays.equals(sorted(now), sorted(before));
   }
 
   /**
-   * The names in {@code dir}, sorted; none if it is absent. {@link java.io.File#list()} rather than
-   * NIO: this runs every second, and for an absent directory ({@code /dev/accel} on most nodes) NIO
+   * The names in {@code dir}; none if it is absent. {@link java.io.File#list()} rather than NIO:
+   * this runs every second, and for an absent directory ({@code /dev/accel} on most nodes) NIO
    * builds and throws an exception to say so, where {@code list()} returns null.
    */
-  static List<String> names(Path dir) {
+  private static String[] names(Path dir) {
     String[] names = dir.toFile().list();
-    if (names == null) {
-      return List.of();
-    }
-    Arrays.sort(names);
-    return Arrays.asList(names);
+    return names == null ? new String[0] : names;
+  }
+
+  private static String[] sorted(String[] names) {
+    String[] copy = names.clone();
+    Arrays.sort(copy);
+    return copy;
   }
 
   @Override

@@ -9,8 +9,10 @@ import static io.acceld.nvml.NvmlReturn.SUCCESS;
 import com.sun.jna.Memory;
 import com.sun.jna.Native;
 import com.sun.jna.NativeLong;
+import com.sun.jna.Pointer;
 import com.sun.jna.Structure;
 import com.sun.jna.ptr.PointerByReference;
+import java.nio.ByteOrder;
 import java.nio.charset.StandardCharsets;
 import java.util.Collections;
 import java.util.EnumMap;
@@ -522,34 +524,43 @@ public final class Nvml implements AutoCloseable {
    * point.
    */
   public Optional<NvmlEvent> waitForEvent(NvmlEventSet set, int timeoutMs) {
-    NvmlLibrary.EventData data = new NvmlLibrary.EventData();
+    long[] data = new long[EVENT_DATA_WORDS];
     int rc =
         record(
             "nvmlEventSetWait_v2",
             lib.nvmlEventSetWait_v2(set.handle(), data, timeoutMs),
             ERROR_TIMEOUT);
-    release(data);
     if (rc == ERROR_TIMEOUT) {
       return Optional.empty();
     }
     if (rc != SUCCESS) {
       throw new NvmlException("nvmlEventSetWait_v2", rc);
     }
-    NvmlDevice device = new NvmlDevice(data.device);
+    NvmlDevice device = new NvmlDevice(new Pointer(data[0]));
     Optional<String> uuid;
     try {
       uuid = Optional.of(uuid(device));
     } catch (NvmlException e) {
       uuid = Optional.empty();
     }
-    return Optional.of(
-        new NvmlEvent(
-            device,
-            uuid,
-            data.eventType,
-            data.eventData,
-            data.gpuInstanceId,
-            data.computeInstanceId));
+    return Optional.of(event(data, device, uuid));
+  }
+
+  /** {@code nvmlEventData_t} is 32 bytes: four 64-bit words. */
+  static final int EVENT_DATA_WORDS = 4;
+
+  /**
+   * Decodes {@code nvmlEventData_t} from its four words: the device handle (offset 0), eventType
+   * (8), eventData (16), then gpuInstanceId (24) and computeInstanceId (28), two 32-bit values in
+   * the last word, low address in the low half on a little-endian machine.
+   */
+  static NvmlEvent event(long[] words, NvmlDevice device, Optional<String> uuid) {
+    long instances = words[3];
+    int first = (int) instances;
+    int second = (int) (instances >>> 32);
+    boolean little = ByteOrder.nativeOrder() == ByteOrder.LITTLE_ENDIAN;
+    return new NvmlEvent(
+        device, uuid, words[1], words[2], little ? first : second, little ? second : first);
   }
 
   /** Logs instead of throwing, like {@link #close()}. */

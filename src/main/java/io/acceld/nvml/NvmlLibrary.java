@@ -130,7 +130,12 @@ public interface NvmlLibrary extends Library {
 
   int nvmlDeviceRegisterEvents(Pointer device, long eventTypes, Pointer set);
 
-  int nvmlEventSetWait_v2(Pointer set, EventData data, int timeoutMs);
+  /**
+   * {@code data} is {@code nvmlEventData_t} (32 bytes) as four 64-bit words, decoded by {@link
+   * Nvml#event}: a Structure here cost a reflective write and read of every field and a native
+   * buffer on each call, once a second on the event thread even when the wait only timed out.
+   */
+  int nvmlEventSetWait_v2(Pointer set, long[] data, int timeoutMs);
 
   int nvmlEventSetFree(Pointer set);
 
@@ -214,20 +219,5 @@ public interface NvmlLibrary extends Library {
     public int valueType;
     public int nvmlReturn;
     public long value;
-  }
-
-  /** {@code nvmlEventData_t}, 32 bytes. */
-  @Structure.FieldOrder({"device", "eventType", "eventData", "gpuInstanceId", "computeInstanceId"})
-  class EventData extends Structure {
-    public Pointer device;
-    public long eventType;
-
-    /** The XID for XID events, else 0. */
-    public long eventData;
-
-    /** {@code 0xFFFFFFFF} (-1) when not attributable to a MIG instance. */
-    public int gpuInstanceId;
-
-    public int computeInstanceId;
   }
 }
