@@ -1,7 +1,7 @@
 package io.acceld.transport;
 
+import io.acceld.util.PropertyDefaults;
 import java.util.Map;
-import java.util.Properties;
 
 /**
  * Netty's switches are system properties, read once per JVM when its first class initializes, so
@@ -23,19 +23,16 @@ import java.util.Properties;
  * </ul>
  */
 public final class NettyProperties {
-  static final Map<String, String> DEFAULTS =
-      Map.of(
-          "io.grpc.netty.shaded.io.netty.jfr.enabled", "false",
-          "io.grpc.netty.shaded.io.netty.allocator.type", "unpooled");
+  static final PropertyDefaults DEFAULTS =
+      new PropertyDefaults(
+          Map.of(
+              "io.grpc.netty.shaded.io.netty.jfr.enabled", "false",
+              "io.grpc.netty.shaded.io.netty.allocator.type", "unpooled"));
 
   private NettyProperties() {}
 
   /** Sets each property the operator has not set; idempotent. */
   public static void install() {
-    install(System.getProperties());
-  }
-
-  static void install(Properties properties) {
-    DEFAULTS.forEach(properties::putIfAbsent);
+    DEFAULTS.install();
   }
 }

@@ -34,7 +34,7 @@ class NettyPropertiesTest {
   void keepsTheOperatorsValue() {
     Properties properties = new Properties();
     properties.setProperty("io.grpc.netty.shaded.io.netty.jfr.enabled", "true");
-    NettyProperties.install(properties);
+    NettyProperties.DEFAULTS.install(properties);
     assertThat(properties.getProperty("io.grpc.netty.shaded.io.netty.jfr.enabled"))
         .isEqualTo("true");
   }

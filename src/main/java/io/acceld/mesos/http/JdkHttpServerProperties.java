@@ -1,7 +1,7 @@
 package io.acceld.mesos.http;
 
+import io.acceld.util.PropertyDefaults;
 import java.util.Map;
-import java.util.Properties;
 
 /**
  * The JDK HTTP server's limits are system properties, read once per JVM when the first server is
@@ -32,22 +32,19 @@ import java.util.Properties;
  * </ul>
  */
 public final class JdkHttpServerProperties {
-  static final Map<String, String> DEFAULTS =
-      Map.of(
-          "sun.net.httpserver.maxReqTime", "10",
-          "sun.net.httpserver.maxReqHeaderSize", "65536",
-          "sun.net.httpserver.maxReqHeaders", "100",
-          "sun.net.httpserver.idleInterval", "30",
-          "sun.net.httpserver.nodelay", "true");
+  static final PropertyDefaults DEFAULTS =
+      new PropertyDefaults(
+          Map.of(
+              "sun.net.httpserver.maxReqTime", "10",
+              "sun.net.httpserver.maxReqHeaderSize", "65536",
+              "sun.net.httpserver.maxReqHeaders", "100",
+              "sun.net.httpserver.idleInterval", "30",
+              "sun.net.httpserver.nodelay", "true"));
 
   private JdkHttpServerProperties() {}
 
   /** Sets each property the operator has not set; idempotent. */
   public static void install() {
-    install(System.getProperties());
-  }
-
-  static void install(Properties properties) {
-    DEFAULTS.forEach(properties::putIfAbsent);
+    DEFAULTS.install();
   }
 }

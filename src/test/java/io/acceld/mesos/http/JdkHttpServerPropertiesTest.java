@@ -9,11 +9,13 @@ class JdkHttpServerPropertiesTest {
   @Test
   void setsRequestTimeoutsButNeverAResponseTimeoutAndKeepsTheOperatorsValues() {
     // Streams are responses that last for hours: a response time limit would cut them off.
-    assertThat(JdkHttpServerProperties.DEFAULTS).doesNotContainKey("sun.net.httpserver.maxRspTime");
-    assertThat(JdkHttpServerProperties.DEFAULTS).containsKey("sun.net.httpserver.maxReqTime");
+    assertThat(JdkHttpServerProperties.DEFAULTS.values())
+        .doesNotContainKey("sun.net.httpserver.maxRspTime");
+    assertThat(JdkHttpServerProperties.DEFAULTS.values())
+        .containsKey("sun.net.httpserver.maxReqTime");
     Properties properties = new Properties();
     properties.setProperty("sun.net.httpserver.maxReqHeaders", "7");
-    JdkHttpServerProperties.install(properties);
+    JdkHttpServerProperties.DEFAULTS.install(properties);
     assertThat(properties.getProperty("sun.net.httpserver.maxReqHeaders")).isEqualTo("7");
     assertThat(properties.getProperty("sun.net.httpserver.maxReqTime")).isEqualTo("10");
   }
@@ -21,7 +23,7 @@ class JdkHttpServerPropertiesTest {
   @Test
   void turnsNaglesAlgorithmOffSoThatAKeptAliveCallIsNotHeldForTheDelayedAck() {
     Properties properties = new Properties();
-    JdkHttpServerProperties.install(properties);
+    JdkHttpServerProperties.DEFAULTS.install(properties);
     assertThat(properties.getProperty("sun.net.httpserver.nodelay")).isEqualTo("true");
   }
 }
