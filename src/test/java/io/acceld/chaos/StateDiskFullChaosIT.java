@@ -6,8 +6,6 @@ import static io.acceld.testing.mesos.MesosCalls.framework;
 import static io.acceld.testing.mesos.MesosCalls.kill;
 import static io.acceld.testing.mesos.MesosCalls.scalar;
 import static org.assertj.core.api.Assertions.assertThat;
-import static org.junit.jupiter.api.Assertions.fail;
-import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 import io.acceld.ledger.LeaseCheckpoint;
 import io.acceld.proto.mesos.v1.Offer;
@@ -16,8 +14,7 @@ import io.acceld.proto.mesos.v1.TaskState;
 import io.acceld.proto.mesos.v1.TaskStatus;
 import io.acceld.proto.mesos.v1.scheduler.Event;
 import io.acceld.testing.Eventually;
-import java.io.IOException;
-import java.io.OutputStream;
+import io.acceld.testing.SmallTmpfs;
 import java.net.http.HttpResponse;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -28,7 +25,6 @@ import java.util.Map;
 import java.util.Optional;
 import java.util.Random;
 import java.util.Set;
-import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
@@ -42,10 +38,8 @@ import org.junit.jupiter.api.io.TempDir;
  * lease: it ends TASK_DROPPED with a message saying why and its device is free again. Once space
  * returns the checkpoint holds every lease and launches run again. Rounds alternate full and free.
  *
- * <p>No unprivileged way to fill a file system exists here (no FUSE, no quota, no user namespaces
- * in CI), so the state directory is a 256 KiB tmpfs the test mounts: it needs root (CI runs as root
- * and fails the test if it cannot mount; elsewhere it is skipped), as {@code CheckpointDiskIT} does
- * for the checkpoint writer alone.
+ * <p>The state directory is a 256 KiB tmpfs the test mounts ({@link SmallTmpfs}), as {@code
+ * CheckpointDiskIT} does for the checkpoint writer alone.
  */
 class StateDiskFullChaosIT {
   static final String GPU = ChaosNode.GPU;
@@ -53,21 +47,14 @@ class StateDiskFullChaosIT {
   static final Duration WAIT = Duration.ofSeconds(20);
 
   @TempDir Path root;
+  SmallTmpfs disk;
   Path state;
-  boolean mounted;
   ChaosNode node;
 
   @BeforeEach
   void mount() throws Exception {
-    state = Files.createDirectories(root.resolve("state"));
-    mounted = run("mount", "-t", "tmpfs", "-o", "size=256k,mode=0700", "tmpfs", state.toString());
-    if (!mounted) {
-      if (System.getenv("CI") != null) {
-        fail(
-            "cannot mount a tmpfs for the disk-full chaos test; CI runs as root and must be able to");
-      }
-      assumeTrue(false, "needs root to mount a small tmpfs as the state directory");
-    }
+    disk = SmallTmpfs.mount(root.resolve("state"), "256k");
+    state = disk.dir();
   }
 
   @AfterEach
@@ -75,28 +62,8 @@ class StateDiskFullChaosIT {
     if (node != null) {
       node.close();
     }
-    if (mounted) {
-      run("umount", "-l", state.toString());
-    }
-  }
-
-  private static boolean run(String... command) throws IOException, InterruptedException {
-    Process p = new ProcessBuilder(command).redirectErrorStream(true).start();
-    p.getInputStream().readAllBytes();
-    return p.waitFor(10, TimeUnit.SECONDS) && p.exitValue() == 0;
-  }
-
-  /** Fills the state file system to the last byte; returns the file to delete to free it. */
-  private Path fill() throws IOException {
-    Path filler = state.resolve("filler");
-    try (OutputStream out = Files.newOutputStream(filler)) {
-      byte[] block = new byte[512];
-      while (true) {
-        out.write(block);
-        out.flush();
-      }
-    } catch (IOException full) {
-      return filler;
+    if (disk != null) {
+      disk.close();
     }
   }
 
@@ -112,7 +79,7 @@ class StateDiskFullChaosIT {
     Instant started = Instant.now();
     for (int round = 0; round < ROUNDS; round++) {
       String what = seed.tag("round " + round);
-      Path filler = fill();
+      Path filler = disk.fill();
 
       // Allocate while full: answered, leased in memory.
       String allocated = freeGpu(random);

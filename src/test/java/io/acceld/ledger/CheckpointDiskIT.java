@@ -1,8 +1,6 @@
 package io.acceld.ledger;
 
 import static org.assertj.core.api.Assertions.assertThat;
-import static org.junit.jupiter.api.Assertions.fail;
-import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 import io.acceld.inventory.Inventory;
 import io.acceld.inventory.InventoryDiff;
@@ -10,14 +8,12 @@ import io.acceld.inventory.ReplicaId;
 import io.acceld.testing.Eventually;
 import io.acceld.testing.LogCapture;
 import io.acceld.testing.MutableClock;
+import io.acceld.testing.SmallTmpfs;
 import io.acceld.testing.TestDevices;
-import java.io.IOException;
-import java.io.OutputStream;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
-import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
@@ -25,13 +21,12 @@ import org.junit.jupiter.api.io.TempDir;
 
 /**
  * The checkpoint on a state directory that fills up or turns read-only: a real small tmpfs mounted
- * for the test (the agent's CI runs as root; elsewhere the test is skipped, and under CI it fails,
- * so the check cannot silently vanish).
+ * for the test ({@link SmallTmpfs}).
  */
 class CheckpointDiskIT {
   @TempDir Path dir;
+  SmallTmpfs disk;
   Path state;
-  boolean mounted;
   final MutableClock clock = new MutableClock();
   final Inventory inventory =
       TestDevices.inventory(
@@ -39,46 +34,20 @@ class CheckpointDiskIT {
 
   @BeforeEach
   void mount() throws Exception {
-    state = Files.createDirectories(dir.resolve("state"));
-    mounted = run("mount", "-t", "tmpfs", "-o", "size=64k,mode=0700", "tmpfs", state.toString());
-    if (!mounted) {
-      if (System.getenv("CI") != null) {
-        fail("cannot mount a tmpfs for the disk-full test; CI runs as root and must be able to");
-      }
-      assumeTrue(false, "needs root to mount a small tmpfs");
-    }
+    disk = SmallTmpfs.mount(dir.resolve("state"), "64k");
+    state = disk.dir();
   }
 
   @AfterEach
   void unmount() throws Exception {
-    if (mounted) {
-      run("umount", "-l", state.toString());
+    if (disk != null) {
+      disk.close();
     }
-  }
-
-  private static boolean run(String... command) throws IOException, InterruptedException {
-    Process p = new ProcessBuilder(command).redirectErrorStream(true).start();
-    p.getInputStream().readAllBytes();
-    return p.waitFor(10, TimeUnit.SECONDS) && p.exitValue() == 0;
-  }
-
-  private Path fillDisk() throws IOException {
-    Path filler = state.resolve("filler");
-    try (OutputStream out = Files.newOutputStream(filler)) {
-      byte[] block = new byte[1024];
-      while (true) {
-        out.write(block);
-        out.flush();
-      }
-    } catch (IOException full) {
-      // the disk is full now
-    }
-    return filler;
   }
 
   @Test
   void aFullDiskKeepsLeasesInMemoryLogsOnceAndLosesNothingOnceSpaceReturns() throws Exception {
-    Path filler = fillDisk();
+    Path filler = disk.fill();
     try (LogCapture logs = LogCapture.of(CheckpointWriter.class);
         LedgerStorage storage = LedgerStorage.open(state, clock)) {
       DeviceLedger ledger = storage.ledger();
@@ -109,7 +78,7 @@ class CheckpointDiskIT {
 
   @Test
   void aWaiterForDurabilityOnAFullDiskIsToldAtOnceNotAtItsTimeout() throws Exception {
-    Path filler = fillDisk();
+    Path filler = disk.fill();
     try (LedgerStorage storage = LedgerStorage.open(state, clock)) {
       DeviceLedger ledger = storage.ledger();
       ledger.onChange(inventory, InventoryDiff.between(Inventory.EMPTY, inventory));
@@ -133,7 +102,7 @@ class CheckpointDiskIT {
 
   @Test
   void aReadOnlyStateDirectoryIsSurvivedAndRecoveredFrom() throws Exception {
-    assertThat(run("mount", "-o", "remount,ro", state.toString())).isTrue();
+    assertThat(disk.readOnly(true)).isTrue();
     try (LedgerStorage storage = LedgerStorage.open(state, clock)) {
       DeviceLedger ledger = storage.ledger();
       ledger.onChange(inventory, InventoryDiff.between(Inventory.EMPTY, inventory));
@@ -142,7 +111,7 @@ class CheckpointDiskIT {
       Eventually.await("the write fails", () -> !storage.writer().status().ok());
       assertThat(storage.writer().status().problem().orElseThrow()).contains("Read-only");
 
-      assertThat(run("mount", "-o", "remount,rw", state.toString())).isTrue();
+      assertThat(disk.readOnly(false)).isTrue();
       Eventually.await(
           "written again", Duration.ofSeconds(15), () -> storage.writer().status().ok());
       assertThat(new LeaseCheckpoint(state).read()).hasSize(1);
