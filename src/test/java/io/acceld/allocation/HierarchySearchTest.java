@@ -6,7 +6,9 @@ import io.acceld.allocation.IslandSearchTest.IslandNode;
 import io.acceld.allocation.PreferredAllocator.Request;
 import io.acceld.allocation.PreferredAllocatorPropertyTest.BruteForce;
 import io.acceld.allocation.PreferredAllocatorPropertyTest.RandomNode;
+import io.acceld.allocation.PreferredAllocatorPropertyTest.RandomRequest;
 import io.acceld.inventory.PcieLevel;
+import io.acceld.inventory.ReplicaId;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.Collections;
@@ -41,21 +43,13 @@ class HierarchySearchTest {
     int searched = 0;
     for (int round = 0; round < 400; round++) {
       RandomNode node = treeNode(random, 3 + random.nextInt(14), randomNames(random));
-      List<String> available = new ArrayList<>();
-      for (String id : node.ids()) {
-        if (random.nextInt(5) > 0) {
-          available.add(id);
-        }
-      }
-      List<String> must = new ArrayList<>();
-      for (int m = random.nextInt(3); m > 0 && !available.isEmpty(); m--) {
-        must.add(available.get(random.nextInt(available.size())));
-      }
-      int size = 1 + random.nextInt(Math.max(1, available.size()));
+      RandomRequest drawn = RandomRequest.of(random, node.ids());
+      List<String> available = drawn.available();
+      List<String> must = drawn.must();
+      int size = drawn.size();
 
       // Budget 0 for enumeration: every request that needs a search takes the tree.
-      List<String> actual =
-          new PreferredAllocator(node, 0, TREE_ONLY).choose(Request.of(available, must, size));
+      List<String> actual = new PreferredAllocator(node, 0, TREE_ONLY).choose(drawn.request());
 
       BruteForce bruteForce = new BruteForce(node);
       List<String> expected = bruteForce.expected(available, must, size);
@@ -87,14 +81,13 @@ class HierarchySearchTest {
       if (available.isEmpty()) {
         continue;
       }
-      int physical =
-          (int) available.stream().map(HierarchySearchTest::physicalOf).distinct().count();
+      int physical = (int) available.stream().map(ReplicaId::physicalOf).distinct().count();
       List<String> must =
           random.nextBoolean()
               ? List.of()
               : List.of(available.get(random.nextInt(available.size())));
       int size = 1 + random.nextInt(physical + 2); // past the physical count: ReplicaReuse
-      Request request = new Request(available, must, size, HierarchySearchTest::physicalOf);
+      Request request = new Request(available, must, size, ReplicaId::physicalOf);
 
       List<String> actual = new PreferredAllocator(node, 0, TREE_ONLY).choose(request);
       assertThat(actual)
@@ -103,10 +96,6 @@ class HierarchySearchTest {
       assertThat(available).containsAll(actual);
       assertThat(actual).containsAll(must).hasSize(Math.min(size, available.size()));
     }
-  }
-
-  private static String physicalOf(String replica) {
-    return replica.substring(0, replica.lastIndexOf("::"));
   }
 
   /**

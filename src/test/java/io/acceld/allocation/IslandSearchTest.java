@@ -5,7 +5,9 @@ import static org.assertj.core.api.Assertions.assertThat;
 import io.acceld.allocation.PreferredAllocator.Request;
 import io.acceld.allocation.PreferredAllocatorPropertyTest.BruteForce;
 import io.acceld.allocation.PreferredAllocatorPropertyTest.RandomNode;
+import io.acceld.allocation.PreferredAllocatorPropertyTest.RandomRequest;
 import io.acceld.inventory.PcieLevel;
+import io.acceld.inventory.ReplicaId;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.Collections;
@@ -27,21 +29,13 @@ class IslandSearchTest {
     int searched = 0;
     for (int round = 0; round < 400; round++) {
       RandomNode node = RandomNode.random(random, 3 + random.nextInt(13));
-      List<String> available = new ArrayList<>();
-      for (String id : node.ids()) {
-        if (random.nextInt(5) > 0) {
-          available.add(id);
-        }
-      }
-      List<String> must = new ArrayList<>();
-      for (int m = random.nextInt(3); m > 0 && !available.isEmpty(); m--) {
-        must.add(available.get(random.nextInt(available.size())));
-      }
-      int size = 1 + random.nextInt(Math.max(1, available.size()));
+      RandomRequest drawn = RandomRequest.of(random, node.ids());
+      List<String> available = drawn.available();
+      List<String> must = drawn.must();
+      int size = drawn.size();
 
       // Budget 0 for enumeration: every request that needs a search takes the branch and bound.
-      List<String> actual =
-          new PreferredAllocator(node, 0, unbounded).choose(Request.of(available, must, size));
+      List<String> actual = new PreferredAllocator(node, 0, unbounded).choose(drawn.request());
 
       BruteForce bruteForce = new BruteForce(node);
       assertThat(actual)
@@ -75,22 +69,18 @@ class IslandSearchTest {
       if (available.isEmpty()) {
         continue;
       }
-      int physical = (int) available.stream().map(IslandSearchTest::physicalOf).distinct().count();
+      int physical = (int) available.stream().map(ReplicaId::physicalOf).distinct().count();
       List<String> must =
           random.nextBoolean()
               ? List.of()
               : List.of(available.get(random.nextInt(available.size())));
       int size = 1 + random.nextInt(physical);
-      Request request = new Request(available, must, size, IslandSearchTest::physicalOf);
+      Request request = new Request(available, must, size, ReplicaId::physicalOf);
 
       assertThat(new PreferredAllocator(node, 0, unbounded).choose(request))
           .as("round %d: available=%s must=%s size=%d", round, available, must, size)
           .isEqualTo(new PreferredAllocator(node).choose(request));
     }
-  }
-
-  private static String physicalOf(String replica) {
-    return replica.substring(0, replica.lastIndexOf("::"));
   }
 
   @Test

@@ -83,6 +83,31 @@ class PreferredAllocatorPropertyTest {
     }
   }
 
+  /**
+   * A request over a random node, as the searches' tests draw them: each device available with
+   * chance 4/5, up to two must-includes among them (repeats allowed), any size up to what is
+   * available.
+   */
+  record RandomRequest(List<String> available, List<String> must, int size) {
+    static RandomRequest of(Random random, List<String> ids) {
+      List<String> available = new ArrayList<>();
+      for (String id : ids) {
+        if (random.nextInt(5) > 0) {
+          available.add(id);
+        }
+      }
+      List<String> must = new ArrayList<>();
+      for (int m = random.nextInt(3); m > 0 && !available.isEmpty(); m--) {
+        must.add(available.get(random.nextInt(available.size())));
+      }
+      return new RandomRequest(available, must, 1 + random.nextInt(Math.max(1, available.size())));
+    }
+
+    Request request() {
+      return Request.of(available, must, size);
+    }
+  }
+
   /** Exhaustive search with its own scoring; returns the expected answer. */
   static final class BruteForce {
     private final RandomNode node;
