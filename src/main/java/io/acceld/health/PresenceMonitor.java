@@ -8,7 +8,6 @@ import java.util.Arrays;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.stream.Stream;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -47,7 +46,8 @@ public final class PresenceMonitor implements AutoCloseable {
   }
 
   public void start() {
-    Stream.concat(Stream.of(pciBus), nodeDirs.stream()).forEach(this::changed);
+    changed(pciBus); // each directory's first listing is what later ones are compared with
+    nodeDirs.forEach(this::changed);
     watcher.start();
   }
 
