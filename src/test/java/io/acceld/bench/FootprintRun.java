@@ -143,7 +143,7 @@ final class FootprintRun {
       Thread.sleep(settings.cpuWindow().toMillis());
       double used = proc.cpuSeconds(pid) - before;
       idle = 100 * used / ((System.nanoTime() - start) / 1e9);
-      busiest = ProcFacts.busiest(threadsBefore, proc.cpuByThread(pid), 40);
+      busiest = ProcFacts.busiest(threadsBefore, proc.cpuByThread(pid));
     }
     if (!agent.isAlive()) {
       throw new AgentExited(agent.exitValue(), tail(log));

@@ -102,7 +102,7 @@ final class ProcFacts {
    * {@code after - before} per thread name as "name ms/runs", busiest first, threads that did not
    * run left out.
    */
-  static String busiest(Map<String, ThreadCpu> before, Map<String, ThreadCpu> after, int limit) {
+  static String busiest(Map<String, ThreadCpu> before, Map<String, ThreadCpu> after) {
     return after.entrySet().stream()
         .map(
             e ->
@@ -113,7 +113,6 @@ final class ProcFacts {
         .sorted(
             Comparator.comparingLong((Map.Entry<String, ThreadCpu> e) -> e.getValue().nanos())
                 .reversed())
-        .limit(limit)
         .map(
             e ->
                 String.format(
