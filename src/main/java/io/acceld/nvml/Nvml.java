@@ -12,7 +12,6 @@ import com.sun.jna.NativeLong;
 import com.sun.jna.Pointer;
 import com.sun.jna.Structure;
 import com.sun.jna.ptr.PointerByReference;
-import java.nio.ByteOrder;
 import java.nio.charset.StandardCharsets;
 import java.util.Collections;
 import java.util.EnumMap;
@@ -55,12 +54,6 @@ public final class Nvml implements AutoCloseable {
   private static final int TEMPERATURE_GPU = 0;
   private static final int CLOCK_SM = 1;
   private static final int CLOCK_MEM = 2;
-  private static final int VALUE_DOUBLE = 0;
-  private static final int VALUE_UNSIGNED_INT = 1;
-  private static final int VALUE_UNSIGNED_LONG = 2;
-  private static final int VALUE_UNSIGNED_LONG_LONG = 3;
-  private static final int VALUE_SIGNED_LONG_LONG = 4;
-  private static final int VALUE_SIGNED_INT = 5;
   private static final int FEATURE_ENABLED = 1;
 
   private final NvmlLibrary lib;
@@ -319,11 +312,10 @@ public final class Nvml implements AutoCloseable {
 
   /** Empty on GPUs that cannot report it, including MIG-enabled ones. */
   public Optional<NvmlUtilization> utilization(NvmlDevice device) {
-    NvmlLibrary.Utilization util = new NvmlLibrary.Utilization();
-    int rc = lib.nvmlDeviceGetUtilizationRates(device.handle(), util);
-    release(util);
+    int[] percent = new int[NvmlWords.UTILIZATION_INTS];
+    int rc = lib.nvmlDeviceGetUtilizationRates(device.handle(), percent);
     return optional("nvmlDeviceGetUtilizationRates", rc)
-        ? Optional.of(new NvmlUtilization(util.gpu, util.memory))
+        ? Optional.of(new NvmlUtilization(percent[0], percent[1]))
         : Optional.empty();
   }
 
@@ -333,18 +325,16 @@ public final class Nvml implements AutoCloseable {
    */
   public Optional<NvmlMemoryInfo> memoryInfo(NvmlDevice device) {
     if (supports(NvmlCapability.MEMORY_INFO_V2)) {
-      NvmlLibrary.MemoryV2 mem = new NvmlLibrary.MemoryV2();
-      int rc = lib.nvmlDeviceGetMemoryInfo_v2(device.handle(), mem);
-      release(mem);
+      long[] words = NvmlWords.memoryV2Request();
+      int rc = lib.nvmlDeviceGetMemoryInfo_v2(device.handle(), words);
       return optional("nvmlDeviceGetMemoryInfo_v2", rc)
-          ? Optional.of(new NvmlMemoryInfo(mem.total, mem.reserved, mem.free, mem.used))
+          ? Optional.of(NvmlWords.memoryV2(words))
           : Optional.empty();
     }
-    NvmlLibrary.Memory mem = new NvmlLibrary.Memory();
-    int rc = lib.nvmlDeviceGetMemoryInfo(device.handle(), mem);
-    release(mem);
+    long[] words = new long[NvmlWords.MEMORY_WORDS];
+    int rc = lib.nvmlDeviceGetMemoryInfo(device.handle(), words);
     return optional("nvmlDeviceGetMemoryInfo", rc)
-        ? Optional.of(new NvmlMemoryInfo(mem.total, -1, mem.free, mem.used))
+        ? Optional.of(NvmlWords.memory(words))
         : Optional.empty();
   }
 
@@ -453,40 +443,19 @@ public final class Nvml implements AutoCloseable {
       return Map.of();
     }
     List<NvmlField> asked = List.copyOf(fields);
-    NvmlLibrary.FieldValue[] values =
-        (NvmlLibrary.FieldValue[]) new NvmlLibrary.FieldValue().toArray(asked.size());
-    for (int i = 0; i < values.length; i++) {
-      values[i].fieldId = asked.get(i).id;
-    }
-    int rc = lib.nvmlDeviceGetFieldValues(device.handle(), values.length, values);
-    release(values[0]); // the array's one block: toArray lays the entries out in it
+    long[] values = NvmlWords.fieldValuesRequest(asked);
+    int rc = lib.nvmlDeviceGetFieldValues(device.handle(), asked.size(), values);
     if (!optional("nvmlDeviceGetFieldValues", rc)) {
       return Map.of();
     }
     Map<NvmlField, Double> read = new EnumMap<>(NvmlField.class);
-    for (int i = 0; i < values.length; i++) {
+    for (int i = 0; i < asked.size(); i++) {
       NvmlField field = asked.get(i);
-      if (values[i].nvmlReturn == SUCCESS) {
-        fieldValue(values[i]).ifPresent(v -> read.put(field, v));
+      if (NvmlWords.fieldReturn(values, i) == SUCCESS) {
+        NvmlWords.fieldValue(values, i).ifPresent(v -> read.put(field, v));
       }
     }
     return read;
-  }
-
-  private static double unsignedToDouble(long bits) {
-    return bits >= 0 ? bits : (bits >>> 1) * 2.0 + (bits & 1);
-  }
-
-  /** Decodes the value union from its raw bits; x86-64 and arm64 Linux are little-endian. */
-  private static Optional<Double> fieldValue(NvmlLibrary.FieldValue v) {
-    return switch (v.valueType) {
-      case VALUE_DOUBLE -> Optional.of(Double.longBitsToDouble(v.value));
-      case VALUE_UNSIGNED_INT -> Optional.of((double) (v.value & 0xFFFF_FFFFL));
-      case VALUE_SIGNED_INT -> Optional.of((double) (int) v.value);
-      case VALUE_UNSIGNED_LONG, VALUE_UNSIGNED_LONG_LONG -> Optional.of(unsignedToDouble(v.value));
-      case VALUE_SIGNED_LONG_LONG -> Optional.of((double) v.value);
-      default -> Optional.empty(); // a type newer than this binding: leave the field out
-    };
   }
 
   // ------------------------------------------------------------------ events
@@ -524,7 +493,7 @@ public final class Nvml implements AutoCloseable {
    * point.
    */
   public Optional<NvmlEvent> waitForEvent(NvmlEventSet set, int timeoutMs) {
-    long[] data = new long[EVENT_DATA_WORDS];
+    long[] data = new long[NvmlWords.EVENT_DATA_WORDS];
     int rc =
         record(
             "nvmlEventSetWait_v2",
@@ -543,24 +512,7 @@ public final class Nvml implements AutoCloseable {
     } catch (NvmlException e) {
       uuid = Optional.empty();
     }
-    return Optional.of(event(data, device, uuid));
-  }
-
-  /** {@code nvmlEventData_t} is 32 bytes: four 64-bit words. */
-  static final int EVENT_DATA_WORDS = 4;
-
-  /**
-   * Decodes {@code nvmlEventData_t} from its four words: the device handle (offset 0), eventType
-   * (8), eventData (16), then gpuInstanceId (24) and computeInstanceId (28), two 32-bit values in
-   * the last word, low address in the low half on a little-endian machine.
-   */
-  static NvmlEvent event(long[] words, NvmlDevice device, Optional<String> uuid) {
-    long instances = words[3];
-    int first = (int) instances;
-    int second = (int) (instances >>> 32);
-    boolean little = ByteOrder.nativeOrder() == ByteOrder.LITTLE_ENDIAN;
-    return new NvmlEvent(
-        device, uuid, words[1], words[2], little ? first : second, little ? second : first);
+    return Optional.of(NvmlWords.event(data, device, uuid));
   }
 
   /** Logs instead of throwing, like {@link #close()}. */

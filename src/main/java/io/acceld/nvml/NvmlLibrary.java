@@ -19,9 +19,10 @@ import com.sun.jna.ptr.PointerByReference;
  * for every call: at a telemetry sample a second, those cleaners filled the old generation with
  * tens of thousands of dead references between full GCs (15 MiB of heap at 64 GPUs); {@code
  * unsigned int} is {@code int}; {@code unsigned long long} is {@code long}; {@code unsigned long*}
- * CPU masks are {@link NativeLong} arrays (64 bits per word on 64-bit Linux); char buffers are
- * {@code byte[]}; {@code const char*} inputs are {@link String}. Every function returns an {@code
- * nvmlReturn_t} except {@link #nvmlErrorString}.
+ * CPU masks are {@link NativeLong} arrays (64 bits per word on 64-bit Linux); the small structs
+ * read on every telemetry pass or event wait are {@code long[]}/{@code int[]} laid out and decoded
+ * by {@link NvmlWords}; char buffers are {@code byte[]}; {@code const char*} inputs are {@link
+ * String}. Every function returns an {@code nvmlReturn_t} except {@link #nvmlErrorString}.
  *
  * <p>Functions marked "optional" are missing from older drivers: JNA resolves symbols on first
  * call, so {@link Nvml} checks {@link NvmlCapability} before calling them.
@@ -64,10 +65,14 @@ public interface NvmlLibrary extends Library {
 
   int nvmlDeviceGetPciInfo_v3(Pointer device, PciInfo pci);
 
-  int nvmlDeviceGetMemoryInfo(Pointer device, Memory memory);
+  /** {@code nvmlMemory_t} as {@link NvmlWords#MEMORY_WORDS} words. */
+  int nvmlDeviceGetMemoryInfo(Pointer device, long[] memory);
 
-  /** Optional; {@link MemoryV2#version} must be set. */
-  int nvmlDeviceGetMemoryInfo_v2(Pointer device, MemoryV2 memory);
+  /**
+   * Optional. {@code nvmlMemory_v2_t} as {@link NvmlWords#MEMORY_V2_WORDS} words, its version set
+   * ({@link NvmlWords#memoryV2Request}).
+   */
+  int nvmlDeviceGetMemoryInfo_v2(Pointer device, long[] memory);
 
   int nvmlDeviceGetCpuAffinity(Pointer device, int cpuSetSize, NativeLong[] cpuSet);
 
@@ -89,7 +94,8 @@ public interface NvmlLibrary extends Library {
 
   int nvmlDeviceGetPowerUsage(Pointer device, int[] milliwatts);
 
-  int nvmlDeviceGetUtilizationRates(Pointer device, Utilization utilization);
+  /** {@code nvmlUtilization_t} as two ints: gpu, memory. */
+  int nvmlDeviceGetUtilizationRates(Pointer device, int[] utilization);
 
   int nvmlDeviceGetTotalEccErrors(Pointer device, int errorType, int counterType, long[] eccCounts);
 
@@ -118,11 +124,11 @@ public interface NvmlLibrary extends Library {
       Pointer device, int[] corrRows, int[] uncRows, int[] isPending, int[] failureOccurred);
 
   /**
-   * {@code (nvmlDevice_t, int valuesCount, nvmlFieldValue_t *values)}; {@code values} must come
-   * from {@link Structure#toArray} (contiguous), each entry's {@code fieldId} set. Each entry has
-   * its own return code.
+   * {@code (nvmlDevice_t, int valuesCount, nvmlFieldValue_t *values)}; {@code values} holds {@link
+   * NvmlWords#FIELD_VALUE_WORDS} words per entry, each entry's {@code fieldId} set ({@link
+   * NvmlWords#fieldValuesRequest}). Each entry has its own return code.
    */
-  int nvmlDeviceGetFieldValues(Pointer device, int valuesCount, FieldValue[] values);
+  int nvmlDeviceGetFieldValues(Pointer device, int valuesCount, long[] values);
 
   int nvmlEventSetCreate(PointerByReference set);
 
@@ -132,8 +138,7 @@ public interface NvmlLibrary extends Library {
 
   /**
    * {@code data} is {@code nvmlEventData_t} (32 bytes) as four 64-bit words, decoded by {@link
-   * Nvml#event}: a Structure here cost a reflective write and read of every field and a native
-   * buffer on each call, once a second on the event thread even when the wait only timed out.
+   * NvmlWords#event}.
    */
   int nvmlEventSetWait_v2(Pointer set, long[] data, int timeoutMs);
 
@@ -164,60 +169,5 @@ public interface NvmlLibrary extends Library {
 
     /** {@code "%08X:%02X:%02X.0"}. */
     public byte[] busId = new byte[32];
-  }
-
-  /** {@code nvmlMemory_t}, bytes. */
-  @Structure.FieldOrder({"total", "free", "used"})
-  class Memory extends Structure {
-    public long total;
-    public long free;
-    public long used;
-  }
-
-  /** {@code nvmlMemory_v2_t}, 40 bytes (JNA reproduces the 4 bytes of padding after version). */
-  @Structure.FieldOrder({"version", "total", "reserved", "free", "used"})
-  class MemoryV2 extends Structure {
-    /** {@code (2 << 24) | sizeof(nvmlMemory_v2_t)}; NVML rejects the call without it. */
-    public static final int VERSION_2 = 0x02000028;
-
-    public int version = VERSION_2;
-    public long total;
-    public long reserved;
-    public long free;
-
-    /** Includes {@link #reserved}. */
-    public long used;
-  }
-
-  /** {@code nvmlUtilization_t}, percent. */
-  @Structure.FieldOrder({"gpu", "memory"})
-  class Utilization extends Structure {
-    public int gpu;
-    public int memory;
-  }
-
-  /**
-   * {@code nvmlFieldValue_t}, 40 bytes: {@code fieldId}, {@code scopeId} (named {@code unused} in
-   * older headers), two {@code long long} timestamps, {@code nvmlValueType_t valueType}, {@code
-   * nvmlReturn_t nvmlReturn}, then the 8-byte {@code nvmlValue_t} union, mapped here as its raw
-   * bits ({@link Nvml} decodes them by {@link #valueType}).
-   */
-  @Structure.FieldOrder({
-    "fieldId",
-    "scopeId",
-    "timestamp",
-    "latencyUsec",
-    "valueType",
-    "nvmlReturn",
-    "value"
-  })
-  class FieldValue extends Structure {
-    public int fieldId;
-    public int scopeId;
-    public long timestamp;
-    public long latencyUsec;
-    public int valueType;
-    public int nvmlReturn;
-    public long value;
   }
 }

@@ -139,7 +139,7 @@ final class FootprintRun {
     if (mode.idleCpu()) {
       long start = System.nanoTime();
       double before = proc.cpuSeconds(pid);
-      Map<String, ProcFacts.ThreadCpu> threadsBefore = proc.cpuByThread(pid);
+      Map<Long, ProcFacts.ThreadCpu> threadsBefore = proc.cpuByThread(pid);
       Thread.sleep(settings.cpuWindow().toMillis());
       double used = proc.cpuSeconds(pid) - before;
       idle = 100 * used / ((System.nanoTime() - start) / 1e9);

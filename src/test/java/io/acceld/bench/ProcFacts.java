@@ -58,39 +58,35 @@ final class ProcFacts {
     return (double) ticks / clockTicksPerSecond;
   }
 
-  /** One thread's (or same-named threads') time on a CPU and how many times it was scheduled. */
-  record ThreadCpu(long nanos, long runs) {
+  /** A thread's (or same-named threads') time on a CPU and how many times it was scheduled. */
+  record ThreadCpu(String name, long nanos, long runs) {
     ThreadCpu plus(ThreadCpu other) {
-      return new ThreadCpu(nanos + other.nanos, runs + other.runs);
+      return new ThreadCpu(name, nanos + other.nanos, runs + other.runs);
     }
 
     ThreadCpu minus(ThreadCpu other) {
-      return new ThreadCpu(nanos - other.nanos, runs - other.runs);
+      return new ThreadCpu(name, nanos - other.nanos, runs - other.runs);
     }
   }
 
   /**
-   * Time on a CPU by thread name, from {@code /proc/PID/task/TID/schedstat} (the scheduler's own
+   * Time on a CPU by thread id, from {@code /proc/PID/task/TID/schedstat} (the scheduler's own
    * nanoseconds and run count, where {@code stat}'s ticks are 10 ms apiece): where an idle window's
-   * CPU went, and how often each thread woke for it. Threads sharing a name (pools, the compiler's)
-   * are summed; a thread that ended meanwhile is left out.
+   * CPU went, and how often each thread woke for it.
    */
-  Map<String, ThreadCpu> cpuByThread(long pid) {
-    Map<String, ThreadCpu> cpu = new TreeMap<>();
+  Map<Long, ThreadCpu> cpuByThread(long pid) {
+    Map<Long, ThreadCpu> cpu = new TreeMap<>();
     try (Stream<Path> tasks = Files.list(Path.of("/proc", Long.toString(pid), "task"))) {
       for (Path task : (Iterable<Path>) tasks::iterator) {
-        String name;
-        String[] sched;
         try {
-          name = read(task.resolve("comm")).trim();
-          sched = read(task.resolve("schedstat")).trim().split(" ");
+          String name = read(task.resolve("comm")).trim();
+          String[] sched = read(task.resolve("schedstat")).trim().split(" ");
+          cpu.put(
+              Long.parseLong(task.getFileName().toString()),
+              new ThreadCpu(name, Long.parseLong(sched[0]), Long.parseLong(sched[2])));
         } catch (UncheckedIOException e) {
-          continue;
+          // the thread ended between the listing and the read
         }
-        cpu.merge(
-            name,
-            new ThreadCpu(Long.parseLong(sched[0]), Long.parseLong(sched[2])),
-            ThreadCpu::plus);
       }
     } catch (IOException e) {
       throw new UncheckedIOException(e);
@@ -99,28 +95,27 @@ final class ProcFacts {
   }
 
   /**
-   * {@code after - before} per thread name as "name ms/runs", busiest first, threads that did not
-   * run left out.
+   * What each thread name used between {@code before} and {@code after} as "name ms/runs", busiest
+   * first, threads that did not run left out. Differences are taken per thread id, then summed by
+   * name (pools, the compiler's threads): the JVM starts and ends compiler threads as it needs
+   * them, so a name-level difference could go negative. A thread that ended inside the window is
+   * missing here, though the process total counts it.
    */
-  static String busiest(Map<String, ThreadCpu> before, Map<String, ThreadCpu> after) {
-    return after.entrySet().stream()
-        .map(
-            e ->
-                Map.entry(
-                    e.getKey(),
-                    e.getValue().minus(before.getOrDefault(e.getKey(), new ThreadCpu(0, 0)))))
-        .filter(e -> e.getValue().runs() > 0)
-        .sorted(
-            Comparator.comparingLong((Map.Entry<String, ThreadCpu> e) -> e.getValue().nanos())
-                .reversed())
-        .map(
-            e ->
-                String.format(
-                    Locale.ROOT,
-                    "%s %.1f/%d",
-                    e.getKey(),
-                    e.getValue().nanos() / 1e6,
-                    e.getValue().runs()))
+  static String busiest(Map<Long, ThreadCpu> before, Map<Long, ThreadCpu> after) {
+    Map<String, ThreadCpu> byName = new TreeMap<>();
+    after.forEach(
+        (tid, now) -> {
+          ThreadCpu then = before.get(tid);
+          ThreadCpu used =
+              then != null && then.name().equals(now.name())
+                  ? now.minus(then)
+                  : now; // new in the window (or a reused id): all of its time is the window's
+          byName.merge(now.name(), used, ThreadCpu::plus);
+        });
+    return byName.values().stream()
+        .filter(t -> t.runs() > 0)
+        .sorted(Comparator.comparingLong(ThreadCpu::nanos).reversed())
+        .map(t -> String.format(Locale.ROOT, "%s %.1f/%d", t.name(), t.nanos() / 1e6, t.runs()))
         .collect(Collectors.joining(", "));
   }
 

@@ -4,17 +4,24 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import com.sun.jna.Memory;
 import com.sun.jna.Pointer;
+import java.util.List;
 import java.util.Optional;
 import org.junit.jupiter.api.Test;
 
-/** The JNA structures must match NVML's C layouts byte for byte (reference §3.3, x86-64). */
+/**
+ * The JNA structure and the word layouts of {@link NvmlWords} must match NVML's C layouts byte for
+ * byte (reference §3.3, x86-64): each struct is written field by field at its C offsets into native
+ * memory and read back as the words the binding passes.
+ */
 class NvmlLibraryLayoutTest {
   @Test
   void structureSizesMatchNvml() {
     assertThat(new NvmlLibrary.PciInfo().size()).isEqualTo(68);
-    assertThat(new NvmlLibrary.Memory().size()).isEqualTo(24);
-    assertThat(new NvmlLibrary.MemoryV2().size()).isEqualTo(40);
-    assertThat(new NvmlLibrary.Utilization().size()).isEqualTo(8);
+    assertThat(NvmlWords.MEMORY_WORDS * 8).isEqualTo(24);
+    assertThat(NvmlWords.MEMORY_V2_WORDS * 8).isEqualTo(40);
+    assertThat(NvmlWords.UTILIZATION_INTS * 4).isEqualTo(8);
+    assertThat(NvmlWords.FIELD_VALUE_WORDS * 8).isEqualTo(40);
+    assertThat(NvmlWords.EVENT_DATA_WORDS * 8).isEqualTo(32);
   }
 
   @Test
@@ -25,11 +32,79 @@ class NvmlLibraryLayoutTest {
     pci.write();
     assertThat(pci.getPointer().getInt(16)).isEqualTo(0x11223344);
     assertThat(pci.getPointer().getByte(36)).isEqualTo((byte) 'X');
+  }
 
-    NvmlLibrary.MemoryV2 memory = new NvmlLibrary.MemoryV2();
-    memory.total = 42;
-    memory.write();
-    assertThat(memory.getPointer().getLong(8)).isEqualTo(42);
+  @Test
+  void memoryV2RequestCarriesItsVersionAtOffsetZeroAndDecodesAtItsOffsets() {
+    try (Memory c = new Memory(40)) {
+      c.write(0, NvmlWords.memoryV2Request(), 0, NvmlWords.MEMORY_V2_WORDS);
+      assertThat(c.getInt(0)).isEqualTo((2 << 24) | 40);
+      assertThat(c.getInt(4)).isZero();
+
+      c.setLong(8, 80L << 30); // total
+      c.setLong(16, 512L << 20); // reserved
+      c.setLong(24, 70L << 30); // free
+      c.setLong(32, 10L << 30); // used
+
+      NvmlMemoryInfo m = NvmlWords.memoryV2(c.getLongArray(0, NvmlWords.MEMORY_V2_WORDS));
+
+      assertThat(m).isEqualTo(new NvmlMemoryInfo(80L << 30, 512L << 20, 70L << 30, 10L << 30));
+    }
+  }
+
+  @Test
+  void memoryV1DecodesAtItsOffsetsWithoutAReservation() {
+    try (Memory c = new Memory(24)) {
+      c.setLong(0, 300);
+      c.setLong(8, 200);
+      c.setLong(16, 100);
+
+      NvmlMemoryInfo m = NvmlWords.memory(c.getLongArray(0, NvmlWords.MEMORY_WORDS));
+
+      assertThat(m).isEqualTo(new NvmlMemoryInfo(300, -1, 200, 100));
+    }
+  }
+
+  @Test
+  void fieldValueEntriesAreFortyBytesApartAndDecodeByTheirOwnType() {
+    List<NvmlField> asked = List.of(NvmlField.values()[0], NvmlField.values()[1]);
+    try (Memory c = new Memory(80)) {
+      c.write(0, NvmlWords.fieldValuesRequest(asked), 0, 2 * NvmlWords.FIELD_VALUE_WORDS);
+      assertThat(c.getInt(0)).isEqualTo(asked.get(0).id);
+      assertThat(c.getInt(40)).isEqualTo(asked.get(1).id);
+      assertThat(c.getInt(4)).isZero(); // scopeId
+      // entry 0: unsigned int 4,000,000,000 (above Integer.MAX_VALUE), success
+      c.setInt(24, 1);
+      c.setInt(28, NvmlReturn.SUCCESS);
+      c.setInt(32, (int) 4_000_000_000L);
+      c.setInt(36, 0x7fff_ffff); // the union's unused half must not leak into the value
+      // entry 1: double, but its own call failed (NOT_SUPPORTED)
+      c.setInt(40 + 24, 0);
+      c.setInt(40 + 28, NvmlReturn.ERROR_NOT_SUPPORTED);
+      c.setDouble(40 + 32, 21.5);
+
+      long[] words = c.getLongArray(0, 2 * NvmlWords.FIELD_VALUE_WORDS);
+
+      assertThat(NvmlWords.fieldReturn(words, 0)).isEqualTo(NvmlReturn.SUCCESS);
+      assertThat(NvmlWords.fieldValue(words, 0)).contains(4_000_000_000.0);
+      assertThat(NvmlWords.fieldReturn(words, 1)).isEqualTo(NvmlReturn.ERROR_NOT_SUPPORTED);
+      assertThat(NvmlWords.fieldValue(words, 1)).contains(21.5);
+    }
+  }
+
+  @Test
+  void fieldValueTypesDecodeSignedUnsignedAndUnknown() {
+    long[] words = new long[NvmlWords.FIELD_VALUE_WORDS];
+    words[3] = NvmlWords.word(5, NvmlReturn.SUCCESS); // signed int
+    words[4] = NvmlWords.word(-7, 0);
+    assertThat(NvmlWords.fieldValue(words, 0)).contains(-7.0);
+    words[3] = NvmlWords.word(3, NvmlReturn.SUCCESS); // unsigned long long
+    words[4] = -1L;
+    assertThat(NvmlWords.fieldValue(words, 0)).contains(18446744073709551615.0);
+    words[3] = NvmlWords.word(4, NvmlReturn.SUCCESS); // signed long long
+    assertThat(NvmlWords.fieldValue(words, 0)).contains(-1.0);
+    words[3] = NvmlWords.word(99, NvmlReturn.SUCCESS); // a type newer than the binding
+    assertThat(NvmlWords.fieldValue(words, 0)).isEmpty();
   }
 
   @Test
@@ -42,10 +117,10 @@ class NvmlLibraryLayoutTest {
       c.setLong(16, 79); // eventData
       c.setInt(24, -1); // gpuInstanceId
       c.setInt(28, 5); // computeInstanceId
-      long[] words = c.getLongArray(0, Nvml.EVENT_DATA_WORDS);
+      long[] words = c.getLongArray(0, NvmlWords.EVENT_DATA_WORDS);
       NvmlDevice device = new NvmlDevice(new Pointer(words[0]));
 
-      NvmlEvent event = Nvml.event(words, device, Optional.empty());
+      NvmlEvent event = NvmlWords.event(words, device, Optional.empty());
 
       assertThat(Pointer.nativeValue(device.handle())).isEqualTo(0x7f00_1234_5678L);
       assertThat(event.isXid()).isTrue();
@@ -53,10 +128,5 @@ class NvmlLibraryLayoutTest {
       assertThat(event.gpuInstanceId()).isEqualTo(-1);
       assertThat(event.computeInstanceId()).isEqualTo(5);
     }
-  }
-
-  @Test
-  void memoryV2CarriesItsStructVersion() {
-    assertThat(new NvmlLibrary.MemoryV2().version).isEqualTo((2 << 24) | 40);
   }
 }
