@@ -5,7 +5,8 @@
 #
 # Usage: src/jmh/figures.sh [--only SECTIONS] [--quick] [--skip-build] [--out DIR] [BASE_REV]
 #   SECTIONS  comma-separated, default all, in this order:
-#             footprint   exec→registered, RSS, threads, idle CPU, 64 GPUs, 1,024-ID ListAndWatch
+#             footprint   exec→registered, RSS, threads, idle CPU (right after start-up and from
+#                         120 s, when warming up is over), 64 GPUs, 1,024-ID ListAndWatch
 #                         (io.acceld.bench.FootprintHarness on the shipped launcher and runtime)
 #             rpc         KubeletRpcBenchmark (the kubelet's RPCs over a Unix socket)
 #             preferred   PreferredAllocationBenchmark (the algorithm alone)
@@ -72,7 +73,7 @@ if [ "$quick" = true ]; then
   mesos_args=(subscribes=20 accepts=50 launchSeconds=10 frameworks=20 allocates=300)
   chaos_rounds=50
 else
-  footprint_args=(--runs 5 --settle 10 --cpu-window 30 --scrapes 5)
+  footprint_args=(--runs 5 --settle 10 --cpu-window 30 --steady-after 120 --scrapes 5)
   jmh_args=(-f 1 -wi 3 -w 1s -i 5 -r 1s)
   cpu_rounds=20
   health_rounds=300

@@ -24,7 +24,9 @@ import org.slf4j.LoggerFactory;
  *       ListAndWatch message listing every GPU healthy;
  *   <li>RSS and threads of the JVM from {@code /proc/PID/status} after a settle with metrics and
  *       telemetry on and {@code /metrics} scraped;
- *   <li>idle CPU (utime + stime over a window in which nothing changes), as % of one core;
+ *   <li>idle CPU (utime + stime over a window in which nothing changes), as % of one core, right
+ *       after the settle and, with {@code --steady-after N}, again from N seconds after
+ *       registering, when warming up is over ({@link FootprintSettings});
  *   <li>the same RSS with 64 simulated GPUs ({@code --simulate-gpus 64}; skipped for an agent that
  *       refuses the flag);
  *   <li>with 8 GPUs shared 128 ways: the ListAndWatch message's size for 1,024 IDs as the double
@@ -35,9 +37,10 @@ import org.slf4j.LoggerFactory;
  * alternately, run by run, so a drift of the shared machine falls on both alike. COMMAND is split
  * on spaces; prefix {@code env VAR=value} to set the agent's environment (env execs, so the pid
  * measured is still the JVM's). Arguments: {@code --agent} (repeatable, required), {@code --runs
- * 5}, {@code --settle 10} and {@code --cpu-window 30} (seconds), {@code --scrapes 5}, {@code
- * --modes 8,64,1024}, {@code --out FILE} for the {@code key value} lines. Run with {@code sh
- * src/jmh/figures.sh --only footprint}, or on the test classpath directly.
+ * 5}, {@code --settle 10}, {@code --cpu-window 30} and {@code --steady-after 0} (seconds; 0 is no
+ * second window), {@code --scrapes 5}, {@code --modes 8,64,1024}, {@code --out FILE} for the {@code
+ * key value} lines. Run with {@code sh src/jmh/figures.sh --only footprint}, or on the test
+ * classpath directly.
  */
 public final class FootprintHarness {
   private final Map<String, List<String>> agents;
@@ -63,7 +66,7 @@ public final class FootprintHarness {
     for (String agent : agents.keySet()) {
       Map<String, Samples> mine = new LinkedHashMap<>();
       for (FootprintMode mode : modes) {
-        for (Figure f : Figure.of(mode)) {
+        for (Figure f : Figure.of(mode, settings)) {
           mine.put(f.key(), new Samples());
         }
       }
@@ -73,7 +76,7 @@ public final class FootprintHarness {
 
   /** One figure of the report: its key in the machine-readable lines, its label and precision. */
   private record Figure(String key, String label, int decimals) {
-    static List<Figure> of(FootprintMode mode) {
+    static List<Figure> of(FootprintMode mode, FootprintSettings settings) {
       String m = mode.name();
       List<Figure> out = new ArrayList<>();
       out.add(new Figure("register_ms_" + m, "exec → registered, " + mode.title() + " (ms)", 0));
@@ -85,7 +88,26 @@ public final class FootprintHarness {
       out.add(new Figure("rss_mib_" + m, "steady RSS, " + mode.title() + " (MiB)", 1));
       out.add(new Figure("threads_" + m, "threads, " + mode.title(), 0));
       if (mode.idleCpu()) {
-        out.add(new Figure("idle_cpu_pct_" + m, "idle CPU, " + mode.title() + " (% of a core)", 2));
+        out.add(
+            new Figure(
+                "idle_cpu_pct_" + m,
+                "idle CPU after a "
+                    + settings.settle().toSeconds()
+                    + " s settle, "
+                    + mode.title()
+                    + " (% of a core)",
+                2));
+        if (!settings.steadyAfter().isZero()) {
+          out.add(
+              new Figure(
+                  "idle_cpu_steady_pct_" + m,
+                  "idle CPU from "
+                      + settings.steadyAfter().toSeconds()
+                      + " s after registering, "
+                      + mode.title()
+                      + " (% of a core)",
+                  2));
+        }
       }
       if (mode.ids() > 8) {
         out.add(
@@ -125,7 +147,8 @@ public final class FootprintHarness {
         new FootprintSettings(
             seconds(opts.getOrDefault("settle", "10")),
             Integer.parseInt(opts.getOrDefault("scrapes", "5")),
-            seconds(opts.getOrDefault("cpu-window", "30")));
+            seconds(opts.getOrDefault("cpu-window", "30")),
+            seconds(opts.getOrDefault("steady-after", "0")));
     FootprintHarness harness =
         new FootprintHarness(
             agents, modes, settings, Integer.parseInt(opts.getOrDefault("runs", "5")));
@@ -155,21 +178,28 @@ public final class FootprintHarness {
             System.err.printf(
                 Locale.ROOT,
                 "%s: registered %.0f ms, all healthy %.0f ms, %d B, RSS %.1f MiB, %d threads,"
-                    + " idle CPU %.2f %% (by thread, ms/runs: %s)  %s%n",
+                    + " idle CPU %.2f %% (by thread, ms/runs: %s)%s  %s%n",
                 what,
                 r.registeredMs(),
                 r.healthyMs(),
                 r.listAndWatchBytes(),
                 r.rssMib(),
                 r.threads(),
-                r.idleCpuPercent(),
-                r.busiestThreads(),
+                r.idle().cpuPercent(),
+                r.idle().busiestThreads(),
+                Double.isNaN(r.steadyIdle().cpuPercent())
+                    ? ""
+                    : String.format(
+                        Locale.ROOT,
+                        ", later %.2f %% (by thread: %s)",
+                        r.steadyIdle().cpuPercent(),
+                        r.steadyIdle().busiestThreads()),
                 MesosBridgeHarness.load());
           } catch (FootprintRun.AgentExited e) {
             if (mode.mayBeRefused() && e.log.contains(mode.flags().get(0))) {
               // An older agent without the flag: say so in the row and stop trying this mode.
               String reason = "agent refused " + String.join(" ", mode.flags());
-              Figure.of(mode).forEach(f -> mine.get(f.key()).skip(reason));
+              Figure.of(mode, settings).forEach(f -> mine.get(f.key()).skip(reason));
               System.err.printf("%s: %s (exit %d)%n", what, reason, e.exitCode);
             } else {
               fail(what, e);
@@ -194,7 +224,11 @@ public final class FootprintHarness {
     mine.get("rss_mib_" + m).add(r.rssMib());
     mine.get("threads_" + m).add(r.threads());
     if (mode.idleCpu()) {
-      mine.get("idle_cpu_pct_" + m).add(r.idleCpuPercent());
+      mine.get("idle_cpu_pct_" + m).add(r.idle().cpuPercent());
+      Samples steady = mine.get("idle_cpu_steady_pct_" + m);
+      if (steady != null) {
+        steady.add(r.steadyIdle().cpuPercent());
+      }
     }
     if (mode.ids() > 8) {
       mine.get("law_bytes_" + m).add(r.listAndWatchBytes());
@@ -207,11 +241,16 @@ public final class FootprintHarness {
         String.format(
             Locale.ROOT,
             "Footprint: %d run(s) per agent, alternated; settle %d s, %d scrapes, idle CPU over"
-                + " %d s; %d cores; %s after the runs%n%n",
+                + " %d s%s; %d cores; %s after the runs%n%n",
             runs,
             settings.settle().toSeconds(),
             settings.scrapes(),
             settings.cpuWindow().toSeconds(),
+            settings.steadyAfter().isZero()
+                ? ""
+                : " (and again from "
+                    + settings.steadyAfter().toSeconds()
+                    + " s after registering)",
             Runtime.getRuntime().availableProcessors(),
             MesosBridgeHarness.load()));
     out.append("| figure |");
@@ -231,7 +270,7 @@ public final class FootprintHarness {
         out.append('\n');
         continue;
       }
-      for (Figure f : Figure.of(mode)) {
+      for (Figure f : Figure.of(mode, settings)) {
         out.append("| ").append(f.label()).append(" |");
         for (String agent : agents.keySet()) {
           out.append(' ').append(figures.get(agent).get(f.key()).cell(f.decimals())).append(" |");
@@ -256,7 +295,7 @@ public final class FootprintHarness {
     StringBuilder out = new StringBuilder();
     for (String agent : agents.keySet()) {
       for (FootprintMode mode : modes) {
-        for (Figure f : Figure.of(mode)) {
+        for (Figure f : Figure.of(mode, settings)) {
           Samples s = figures.get(agent).get(f.key());
           out.append(agent).append('.').append(f.key()).append(' ');
           if (s.count() == 0) {

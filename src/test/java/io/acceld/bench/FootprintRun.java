@@ -32,15 +32,20 @@ import java.util.stream.Stream;
  * the kernel's view of the settled process. The agent is stopped with SIGTERM at the end.
  */
 final class FootprintRun {
-  /** What one run measured; idle CPU is NaN when the mode does not measure it. */
+  /** What one run measured; an idle figure is NaN (and its threads empty) where not measured. */
   record Result(
       double registeredMs,
       double healthyMs,
       int listAndWatchBytes,
       double rssMib,
       long threads,
-      double idleCpuPercent,
-      String busiestThreads) {}
+      Idle idle,
+      Idle steadyIdle) {}
+
+  /** CPU over one idle window, in % of a core, and by thread as {@link ProcFacts#busiest} says. */
+  record Idle(double cpuPercent, String busiestThreads) {
+    static final Idle NOT_MEASURED = new Idle(Double.NaN, "");
+  }
 
   /** The agent ended before it registered; {@code log} is the tail of what it wrote. */
   static final class AgentExited extends Exception {
@@ -134,16 +139,18 @@ final class FootprintRun {
     Thread.sleep(2_000);
     double rssMib = proc.rssBytes(pid) / 1048576.0;
     long threads = proc.threads(pid);
-    double idle = Double.NaN;
-    String busiest = "";
+    Idle idle = Idle.NOT_MEASURED;
+    Idle steady = Idle.NOT_MEASURED;
     if (mode.idleCpu()) {
-      long start = System.nanoTime();
-      double before = proc.cpuSeconds(pid);
-      Map<Long, ProcFacts.ThreadCpu> threadsBefore = proc.cpuByThread(pid);
-      Thread.sleep(settings.cpuWindow().toMillis());
-      double used = proc.cpuSeconds(pid) - before;
-      idle = 100 * used / ((System.nanoTime() - start) / 1e9);
-      busiest = ProcFacts.busiest(threadsBefore, proc.cpuByThread(pid));
+      idle = idleWindow(pid);
+      if (!settings.steadyAfter().isZero()) {
+        Instant from = registered.registeredAt().plus(settings.steadyAfter());
+        long wait = Duration.between(Instant.now(), from).toMillis();
+        if (wait > 0) {
+          Thread.sleep(wait); // a span of time to let pass, like the settle
+        }
+        steady = idleWindow(pid);
+      }
     }
     if (!agent.isAlive()) {
       throw new AgentExited(agent.exitValue(), tail(log));
@@ -155,7 +162,18 @@ final class FootprintRun {
         rssMib,
         threads,
         idle,
-        busiest);
+        steady);
+  }
+
+  /** CPU the agent used over one window of {@code cpuWindow}, in all and by thread. */
+  private Idle idleWindow(long pid) throws InterruptedException {
+    long start = System.nanoTime();
+    double before = proc.cpuSeconds(pid);
+    Map<Long, ProcFacts.ThreadCpu> threadsBefore = proc.cpuByThread(pid);
+    Thread.sleep(settings.cpuWindow().toMillis());
+    double used = proc.cpuSeconds(pid) - before;
+    double percent = 100 * used / ((System.nanoTime() - start) / 1e9);
+    return new Idle(percent, ProcFacts.busiest(threadsBefore, proc.cpuByThread(pid)));
   }
 
   /**
