@@ -172,4 +172,7 @@ if ! "$prefix/jre/bin/java" -Xshare:dump -XX:SharedClassListFile="$classes" \
   cat "$work/dump.log" >&2
   exit 1
 fi
+# JDK 17 archives hold the jar's path and are refused, silently, for a jar anywhere else: the
+# launcher reads this to say so instead of starting slower and larger without a word.
+printf '%s\n' "$prefix/lib/acceld.jar" >"$archive.classpath"
 log "AppCDS archive: $(du -h "$archive" | cut -f1), $(wc -l <"$classes") classes, at $archive"

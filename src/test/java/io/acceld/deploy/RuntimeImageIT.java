@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
+import io.acceld.testing.Command;
 import io.acceld.testing.kubelet.KubeletDouble;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -22,6 +23,12 @@ class RuntimeImageIT {
   @TempDir Path dir;
 
   private Process launch(Path prefix, String... args) throws Exception {
+    // -Xshare:on turns "the AppCDS archive does not fit this jar" into a failed start.
+    return launchWithJvmFlags(prefix, "-Xshare:on", args);
+  }
+
+  private Process launchWithJvmFlags(Path prefix, String jvmFlags, String... args)
+      throws Exception {
     List<String> command = new ArrayList<>(List.of(prefix.resolve("bin/acceld").toString()));
     command.addAll(List.of(args));
     ProcessBuilder builder =
@@ -33,8 +40,7 @@ class RuntimeImageIT {
     builder
         .environment()
         .put("ACCELD_NATIVE_PROBES", RuntimeImage.nativeProbes().toAbsolutePath().toString());
-    // -Xshare:on turns "the AppCDS archive does not fit this jar" into a failed start.
-    builder.environment().put("ACCELD_JVM_EXTRA_FLAGS", "-Xshare:on");
+    builder.environment().put("ACCELD_JVM_EXTRA_FLAGS", jvmFlags);
     builder.environment().remove("JAVA_HOME");
     builder.environment().remove("ACCELD_JAVA");
     builder.environment().remove("ACCELD_JAR");
@@ -93,6 +99,7 @@ class RuntimeImageIT {
     assertThat(devices.waitFor(60, TimeUnit.SECONDS)).isTrue();
 
     assertThat(devices.exitValue()).as(err()).isZero();
+    assertThat(err()).doesNotContain("class-data archive");
     JsonNode list = new ObjectMapper().readTree(out());
     assertThat(list).hasSize(8);
     list.forEach(d -> assertThat(d.get("driverVersion").asText()).isEqualTo("550.54.15"));
@@ -117,7 +124,24 @@ class RuntimeImageIT {
     assertThat(Files.readString(completion))
         .contains("complete -F _complete_acceld")
         .contains("--expect-devices");
-    assertThat(io.acceld.testing.Command.run(dir, "bash", "-n", completion.toString()).exitCode())
-        .isZero();
+    assertThat(Command.run(dir, "bash", "-n", completion.toString()).exitCode()).isZero();
+  }
+
+  @Test
+  void aMovedTreeSaysItCannotUseItsArchiveAndStillRuns() throws Exception {
+    Path moved = dir.resolve("elsewhere");
+    Command.Result copy =
+        Command.run(
+            dir, "cp", "-a", RuntimeImage.prefix().toAbsolutePath().toString(), moved.toString());
+    assertThat(copy.exitCode()).as(copy.toString()).isZero();
+
+    Process version = launchWithJvmFlags(moved, "", "--version");
+    assertThat(version.waitFor(60, TimeUnit.SECONDS)).isTrue();
+
+    assertThat(version.exitValue()).as(err()).isZero();
+    assertThat(out()).startsWith("acceld ");
+    assertThat(err())
+        .contains("not using the class-data archive " + moved.resolve("jre/lib/acceld.jsa"))
+        .contains("made for " + RuntimeImage.prefix().toAbsolutePath().resolve("lib/acceld.jar"));
   }
 }
