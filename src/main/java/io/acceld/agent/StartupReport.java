@@ -28,7 +28,7 @@ public final class StartupReport {
       settings.add(
           setting.key()
               + "="
-              + shown(config.get(setting))
+              + shown(setting, config.get(setting))
               + " ("
               + config.sourceOf(setting).name().toLowerCase(Locale.ROOT)
               + ")");
@@ -54,13 +54,28 @@ public final class StartupReport {
     return n + (n == 1 ? " device" : " devices");
   }
 
+  /**
+   * An unset optional value as its setting spells "nothing" ({@code forever} for the quarantine,
+   * whose default it is), else {@code (none)}: the quarantine's word used to stand for every empty
+   * value, so the log said {@code mesos-address=forever}.
+   */
+  private static String shown(Setting<?> setting, Object value) {
+    if (value instanceof Optional<?> o && o.isEmpty()) {
+      String spelled = setting.defaultText();
+      boolean defaultIsNothing =
+          spelled != null && !spelled.isEmpty() && setting.parser().parse(spelled).equals(o);
+      return defaultIsNothing ? spelled : "(none)";
+    }
+    return shown(value);
+  }
+
   /** A value as an operator would write it: {@code 30s}, not {@code PT30S}. */
   private static String shown(Object value) {
     String text;
     if (value instanceof Collection<?> c) {
       text = String.join(",", c.stream().map(StartupReport::shown).toList());
     } else if (value instanceof Optional<?> o) {
-      text = o.map(StartupReport::shown).orElse("forever");
+      text = o.map(StartupReport::shown).orElse("");
     } else if (value instanceof Duration d) {
       text = duration(d);
     } else {

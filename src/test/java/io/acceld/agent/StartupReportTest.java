@@ -26,6 +26,7 @@ class StartupReportTest {
         .contains("rescan-interval=1m (env)")
         .contains("health-probe-interval=5s (default)")
         .contains("health-quarantine=forever (default)")
+        .contains("mesos-address=(none) (default)")
         .contains("xid-ignore-add=(none) (default)")
         .contains("metrics-address=0.0.0.0:9445 (default)")
         .endsWith("; found: nvidia.com/gpu: 0 devices")
