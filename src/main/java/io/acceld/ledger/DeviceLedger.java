@@ -447,13 +447,19 @@ public final class DeviceLedger implements InventoryStore.Listener, AutoCloseabl
     }
   }
 
-  /** Hands the newest snapshot to every listener that is behind. */
+  /**
+   * Hands the newest snapshot to every listener that is behind. Each listener's flag is cleared
+   * before {@link #current} is read for it: {@link #changed} sets the snapshot before the flags, so
+   * a flag this drain consumes always comes with a snapshot at least that new. Reading the snapshot
+   * once for all listeners instead lets a change made while an earlier listener runs set a later
+   * one's flag, which this drain would then consume with the older snapshot, leaving the drain that
+   * change scheduled nothing to deliver: the change lost until the next one.
+   */
   private void drain() {
     drainScheduled.set(false);
-    Availability next = current;
     for (Subscription s : listeners) {
       if (s.behind().getAndSet(false)) {
-        deliver(s.listener(), next);
+        deliver(s.listener(), current);
       }
     }
   }

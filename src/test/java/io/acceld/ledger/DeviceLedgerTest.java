@@ -15,6 +15,9 @@ import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
@@ -168,6 +171,46 @@ class DeviceLedgerTest {
       assertThat(seen.get(i).version()).isGreaterThanOrEqualTo(seen.get(i - 1).version());
     }
     assertThat(seen.get(seen.size() - 1).leases()).hasSize(2);
+  }
+
+  /**
+   * A lease change made while the ledger thread is inside one listener's delivery reaches every
+   * other listener too: the delivery in progress must not hand them the snapshot it read before the
+   * change and swallow the change's own wake-up. (Under load this lost a Mesos lease on its way to
+   * ListAndWatch until the next change, which never came.)
+   */
+  @Test
+  void aChangeDuringAnotherListenersDeliveryReachesEveryListener() throws Exception {
+    CountDownLatch inside = new CountDownLatch(1);
+    CountDownLatch resume = new CountDownLatch(1);
+    AtomicBoolean pauseNext = new AtomicBoolean();
+    ledger.subscribe(
+        snapshot -> {
+          if (pauseNext.getAndSet(false)) {
+            inside.countDown();
+            try {
+              resume.await();
+            } catch (InterruptedException e) {
+              Thread.currentThread().interrupt();
+            }
+          }
+        });
+    List<Availability> second = new CopyOnWriteArrayList<>();
+    ledger.subscribe(second::add);
+    Eventually.await("the first snapshot", () -> second.size() == 1);
+
+    pauseNext.set(true);
+    ledger.lease(task, whole(A), "offer");
+    assertThat(inside.await(10, TimeUnit.SECONDS)).isTrue();
+    // The ledger thread is now paused in the first listener, delivering the lease of A.
+    ledger.lease(pending, whole(B), "Allocate");
+    resume.countDown();
+
+    long last = ledger.current().version();
+    Eventually.await(
+        "the second listener to see the lease of B",
+        () -> second.get(second.size() - 1).version() == last);
+    assertThat(second.get(second.size() - 1).isLeased(B)).isTrue();
   }
 
   @Test
