@@ -11,11 +11,13 @@ import io.acceld.proto.mesos.v1.executor.Call;
 import io.acceld.proto.mesos.v1.executor.Event;
 import io.acceld.testing.Eventually;
 import io.acceld.testing.MutableClock;
+import io.acceld.testing.ProcessTable;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.time.Instant;
+import java.util.List;
 import java.util.Optional;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
@@ -110,13 +112,11 @@ class ContainerRecoveryTest {
     TaskStatus running = launchHeldTask("t-vanished");
     long pid = running.getContainerStatus().getExecutorPid();
     first.close();
-    // SIGKILL to the whole group: the wrapper has no chance to record a status.
-    ProcessHandle wrapper = ProcessHandle.of(pid).orElseThrow();
-    var task = wrapper.descendants().toList();
-    wrapper.destroyForcibly();
-    task.forEach(ProcessHandle::destroyForcibly);
-    Eventually.await(
-        "the task to die", () -> ProcessHandle.of(pid).filter(ProcessHandle::isAlive).isEmpty());
+    // SIGKILL to the whole group, as one signal: the wrapper has no chance to record a status. A
+    // kill of the descendants listed at one instant missed a command the wrapper was forking at
+    // that instant, which then ran on, re-parented to init, long after the test.
+    assertThat(Signals.load().signalGroup(pid, Signals.SIGKILL)).isTrue();
+    Eventually.await("the task's process group to die", () -> groupMembers(pid).isEmpty());
 
     second = open(after);
     second.recover();
@@ -230,6 +230,11 @@ class ContainerRecoveryTest {
           .get("pid")
           .asLong();
     }
+  }
+
+  /** The live processes of group {@code pgid}: a task's whole tree, re-parented ones included. */
+  private static List<ProcessTable.Entry> groupMembers(long pgid) {
+    return ProcessTable.read().group(pgid);
   }
 
   private long recordCount() {
