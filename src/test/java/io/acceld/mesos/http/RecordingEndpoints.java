@@ -8,6 +8,7 @@ import io.acceld.proto.mesos.v1.FrameworkInfo;
 import io.acceld.proto.mesos.v1.MasterInfo;
 import io.acceld.proto.mesos.v1.scheduler.Call;
 import io.acceld.proto.mesos.v1.scheduler.Event;
+import io.acceld.testing.Waits;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Collections;
@@ -27,9 +28,10 @@ final class RecordingEndpoints {
   private RecordingEndpoints() {}
 
   static EventStream take(BlockingQueue<EventStream> streams) throws InterruptedException {
-    EventStream stream = streams.poll(10, TimeUnit.SECONDS);
+    Duration wait = Waits.scaled(Duration.ofSeconds(10));
+    EventStream stream = streams.poll(wait.toNanos(), TimeUnit.NANOSECONDS);
     if (stream == null) {
-      throw new AssertionError("no stream was opened within " + Duration.ofSeconds(10));
+      throw new AssertionError("no stream was opened within " + wait);
     }
     return stream;
   }

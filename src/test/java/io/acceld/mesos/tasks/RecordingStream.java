@@ -1,6 +1,7 @@
 package io.acceld.mesos.tasks;
 
 import io.acceld.proto.mesos.v1.scheduler.Event;
+import io.acceld.testing.Waits;
 import io.acceld.testing.mesos.RecordedStream;
 import java.time.Duration;
 import java.util.List;
@@ -34,7 +35,12 @@ public final class RecordingStream extends RecordedStream<Event> {
     return next(Duration.ofSeconds(10));
   }
 
+  /** The next event not yet read, failing after {@code timeout} (scaled by {@link Waits}). */
   public Event next(Duration timeout) {
+    return poll(Waits.scaled(timeout));
+  }
+
+  private Event poll(Duration timeout) {
     try {
       Event e = unread.poll(timeout.toNanos(), TimeUnit.NANOSECONDS);
       if (e == null) {
@@ -52,14 +58,19 @@ public final class RecordingStream extends RecordedStream<Event> {
     return next(wanted, Duration.ofSeconds(10));
   }
 
+  /** Reads events until one matches, failing after {@code timeout} (scaled by {@link Waits}). */
   public Event next(Predicate<Event> wanted, Duration timeout) {
+    return first(wanted, Waits.scaled(timeout));
+  }
+
+  private Event first(Predicate<Event> wanted, Duration timeout) {
     long deadline = System.nanoTime() + timeout.toNanos();
     while (true) {
       long left = deadline - System.nanoTime();
       if (left <= 0) {
         throw new AssertionError("no matching event within " + timeout + "; all: " + types());
       }
-      Event e = next(Duration.ofNanos(left));
+      Event e = poll(Duration.ofNanos(left));
       if (wanted.test(e)) {
         return e;
       }
@@ -70,10 +81,13 @@ public final class RecordingStream extends RecordedStream<Event> {
     return next(e -> e.getType() == type);
   }
 
-  /** Whether an event matching {@code wanted} arrives within {@code timeout} (others skipped). */
+  /**
+   * Whether an event matching {@code wanted} arrives within {@code timeout} (others skipped): not
+   * scaled, since it asserts that something does not happen within a window.
+   */
   public boolean arrives(Predicate<Event> wanted, Duration timeout) {
     try {
-      next(wanted, timeout);
+      first(wanted, timeout);
       return true;
     } catch (AssertionError e) {
       return false;

@@ -18,6 +18,7 @@ import io.acceld.proto.deviceplugin.v1beta1.PreferredAllocationRequest;
 import io.acceld.proto.deviceplugin.v1beta1.PreferredAllocationResponse;
 import io.acceld.proto.deviceplugin.v1beta1.RegisterRequest;
 import io.acceld.proto.deviceplugin.v1beta1.RegistrationGrpc;
+import io.acceld.testing.Waits;
 import io.acceld.testing.kubelet.Registration.Mode;
 import io.acceld.transport.UnixGrpc;
 import io.grpc.CallOptions;
@@ -1434,11 +1435,13 @@ public final class KubeletDouble implements AutoCloseable {
   }
 
   /**
-   * Waits until {@code probe} yields a value. The probe runs under the double's lock each time its
-   * state changes: it must be quick, must not block, and should read only the double.
+   * Waits until {@code probe} yields a value, up to {@code timeout} scaled by {@link Waits}. The
+   * probe runs under the double's lock each time its state changes: it must be quick, must not
+   * block, and should read only the double.
    */
   public <T> T await(String what, Supplier<Optional<T>> probe, Duration timeout)
       throws InterruptedException {
+    timeout = Waits.scaled(timeout);
     long deadline = System.nanoTime() + timeout.toNanos();
     lock.lock();
     try {

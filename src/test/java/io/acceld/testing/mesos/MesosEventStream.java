@@ -4,6 +4,7 @@ import com.google.protobuf.Message;
 import io.acceld.mesos.wire.CallDecodeException;
 import io.acceld.mesos.wire.MediaType;
 import io.acceld.mesos.wire.MesosCodec;
+import io.acceld.testing.Waits;
 import io.acceld.util.NamedThreads;
 import java.io.IOException;
 import java.io.InputStream;
@@ -95,8 +96,12 @@ public final class MesosEventStream<E extends Message> implements AutoCloseable 
     return errorBody;
   }
 
-  /** The next event in order, failing after {@code timeout}. */
+  /** The next event in order, failing after {@code timeout} (scaled by {@link Waits}). */
   public E nextEvent(Duration timeout) {
+    return poll(Waits.scaled(timeout));
+  }
+
+  private E poll(Duration timeout) {
     try {
       E event = events.poll(timeout.toNanos(), TimeUnit.NANOSECONDS);
       if (event == null) {
@@ -126,15 +131,19 @@ public final class MesosEventStream<E extends Message> implements AutoCloseable 
     }
   }
 
-  /** The next event of {@code type}, skipping others, failing after {@code timeout}. */
+  /**
+   * The next event of {@code type}, skipping others, failing after {@code timeout} (scaled by
+   * {@link Waits}).
+   */
   public E awaitEvent(Enum<?> type, Duration timeout) {
+    timeout = Waits.scaled(timeout);
     long deadline = System.nanoTime() + timeout.toNanos();
     while (true) {
       long left = deadline - System.nanoTime();
       if (left <= 0) {
         throw new AssertionError("no " + type + " event within " + timeout + "; saw " + seen);
       }
-      E event = nextEvent(Duration.ofNanos(left));
+      E event = poll(Duration.ofNanos(left));
       if (typeOf.apply(event) == type) {
         return event;
       }
