@@ -14,6 +14,7 @@ import io.acceld.simulate.Fixtures;
 import io.acceld.testing.DaemonFlags;
 import io.acceld.testing.NotifyReceiver;
 import io.acceld.testing.NvmlDouble;
+import io.acceld.testing.Waits;
 import io.acceld.testing.kubelet.KubeletDouble;
 import java.io.PrintWriter;
 import java.io.StringWriter;
@@ -27,7 +28,6 @@ import java.nio.file.Path;
 import java.time.Duration;
 import java.util.Map;
 import java.util.Optional;
-import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -162,7 +162,7 @@ class AgentDaemonIT {
     p.getOutputStream().write(exposition.getBytes(StandardCharsets.UTF_8));
     p.getOutputStream().close();
     String report = new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
-    assertThat(p.waitFor(30, TimeUnit.SECONDS)).isTrue();
+    assertThat(Waits.exited(p, Duration.ofSeconds(30))).isTrue();
     assertThat(report).isEmpty();
     assertThat(p.exitValue()).isZero();
   }

@@ -4,13 +4,13 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import io.acceld.ledger.LeaseCheckpoint;
 import io.acceld.testing.Eventually;
+import io.acceld.testing.Waits;
 import io.acceld.testing.kubelet.KubeletDouble;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.attribute.PosixFilePermissions;
 import java.time.Duration;
 import java.util.List;
-import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -82,7 +82,7 @@ class FileModesIT {
         }
       } finally {
         agent.destroy();
-        agent.waitFor(10, TimeUnit.SECONDS);
+        Waits.exited(agent, Duration.ofSeconds(10));
       }
     }
   }

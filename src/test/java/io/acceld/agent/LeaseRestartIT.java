@@ -10,6 +10,7 @@ import com.fasterxml.jackson.databind.ObjectMapper;
 import io.acceld.kubelet.podresources.FakePodResources;
 import io.acceld.ledger.LeaseCheckpoint;
 import io.acceld.testing.Eventually;
+import io.acceld.testing.Waits;
 import io.acceld.testing.kubelet.DeviceState;
 import io.acceld.testing.kubelet.KubeletDouble;
 import io.acceld.transport.UnixGrpc;
@@ -54,7 +55,7 @@ class LeaseRestartIT {
   @AfterEach
   void stop() throws Exception {
     for (Process p : agents) {
-      p.destroyForcibly().waitFor(10, TimeUnit.SECONDS);
+      Waits.exited(p.destroyForcibly(), Duration.ofSeconds(10));
     }
     if (server != null) {
       server.shutdownNow().awaitTermination(5, TimeUnit.SECONDS);
@@ -179,7 +180,7 @@ class LeaseRestartIT {
       stopPodResources();
       int callsAtKill = podResources.calls();
       first.destroyForcibly();
-      assertThat(first.waitFor(10, TimeUnit.SECONDS)).isTrue();
+      assertThat(Waits.exited(first, Duration.ofSeconds(10))).isTrue();
 
       launch(kubelet, "second.log");
       Eventually.await(
@@ -213,7 +214,7 @@ class LeaseRestartIT {
               .redirectErrorStream(true)
               .start();
       String table = new String(cli.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
-      assertThat(cli.waitFor(30, TimeUnit.SECONDS)).isTrue();
+      assertThat(Waits.exited(cli, Duration.ofSeconds(30))).isTrue();
       assertThat(table).contains("pod ml/trainer-0/worker");
 
       // pod-resources back, without the pod: released.

@@ -1,5 +1,6 @@
 package io.acceld.chaos;
 
+import io.acceld.testing.Waits;
 import java.io.IOException;
 import java.net.ServerSocket;
 import java.net.URI;
@@ -14,7 +15,6 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
-import java.util.concurrent.TimeUnit;
 
 /**
  * The shipped jar as a real child process ({@code acceld run}), as an operator runs it, with its
@@ -75,7 +75,7 @@ final class AgentProcess implements AutoCloseable {
   /** SIGKILL, and waits for the process to be gone. */
   void killNine() throws InterruptedException {
     process.destroyForcibly();
-    if (!process.waitFor(10, TimeUnit.SECONDS)) {
+    if (!Waits.exited(process, Duration.ofSeconds(10))) {
       throw new AssertionError("the agent survived SIGKILL for 10 s");
     }
   }

@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
+import io.acceld.testing.Waits;
 import io.acceld.testing.kubelet.KubeletDouble;
 import java.io.File;
 import java.net.InetAddress;
@@ -15,7 +16,6 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
-import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -80,7 +80,7 @@ class AgentProcessIT {
   @Test
   void theReadmeCommandListsTheSimulatedNodeThroughNvml() throws Exception {
     Process p = launch("devices", "--simulate", "--json");
-    assertThat(p.waitFor(60, TimeUnit.SECONDS)).isTrue();
+    assertThat(Waits.exited(p, Duration.ofSeconds(60))).isTrue();
 
     assertThat(p.exitValue()).as(err()).isZero();
     JsonNode devices = new ObjectMapper().readTree(out());
@@ -97,7 +97,7 @@ class AgentProcessIT {
   @Test
   void simulateGpusSixtyFourListsSixtyFourGpusThroughNvml() throws Exception {
     Process p = launch("devices", "--simulate", "--simulate-gpus", "64", "--json");
-    assertThat(p.waitFor(60, TimeUnit.SECONDS)).isTrue();
+    assertThat(Waits.exited(p, Duration.ofSeconds(60))).isTrue();
 
     assertThat(p.exitValue()).as(err()).isZero();
     JsonNode devices = new ObjectMapper().readTree(out());
@@ -112,7 +112,7 @@ class AgentProcessIT {
     Path config = dir.resolve("acceld.yaml");
     Files.writeString(config, "dev-root: /dev\nsysfs-root: [\n");
     Process p = launch("devices", "--config", config.toString());
-    assertThat(p.waitFor(60, TimeUnit.SECONDS)).isTrue();
+    assertThat(Waits.exited(p, Duration.ofSeconds(60))).isTrue();
 
     assertThat(p.exitValue()).isEqualTo(2);
     assertThat(err()).contains(config.toString()).contains("line");
@@ -128,7 +128,7 @@ class AgentProcessIT {
 
       long start = System.nanoTime();
       p.destroy(); // SIGTERM
-      assertThat(p.waitFor(5, TimeUnit.SECONDS)).as("stopped within 5 s").isTrue();
+      assertThat(Waits.exited(p, Duration.ofSeconds(5))).as("stopped within 5 s").isTrue();
 
       assertThat(p.exitValue()).as(err()).isZero();
       assertThat(Duration.ofNanos(System.nanoTime() - start)).isLessThan(Duration.ofSeconds(5));
@@ -173,7 +173,7 @@ class AgentProcessIT {
         launch(
             runOnEmptyNode("--expect-devices", "nvidia.com/gpu>=1", "--fail-on-init-error")
                 .toArray(String[]::new));
-    assertThat(p.waitFor(60, TimeUnit.SECONDS)).isTrue();
+    assertThat(Waits.exited(p, Duration.ofSeconds(60))).isTrue();
 
     assertThat(p.exitValue()).as(err()).isEqualTo(3);
     List<String> lines = err().lines().toList();
@@ -190,7 +190,7 @@ class AgentProcessIT {
       String address = "127.0.0.1:" + taken.getLocalPort();
       List<String> args = runOnEmptyNode("--metrics-address", address);
       Process p = launch(args.toArray(String[]::new));
-      assertThat(p.waitFor(60, TimeUnit.SECONDS)).isTrue();
+      assertThat(Waits.exited(p, Duration.ofSeconds(60))).isTrue();
 
       assertThat(p.exitValue()).as(err()).isEqualTo(4);
       List<String> lines = err().lines().toList();
@@ -207,7 +207,7 @@ class AgentProcessIT {
       Process p = runSimulated(kubelet, "--log-level", "debug", "--log-format", "json");
       kubelet.awaitRegistered("nvidia.com/gpu", Duration.ofSeconds(30));
       p.destroy();
-      assertThat(p.waitFor(10, TimeUnit.SECONDS)).isTrue();
+      assertThat(Waits.exited(p, Duration.ofSeconds(10))).isTrue();
     }
 
     ObjectMapper mapper = new ObjectMapper();
@@ -238,7 +238,7 @@ class AgentProcessIT {
       kubelet.awaitRegistered("nvidia.com/gpu", Duration.ofSeconds(30));
       assertThat(p.isAlive()).as(err()).isTrue();
       p.destroy();
-      assertThat(p.waitFor(10, TimeUnit.SECONDS)).isTrue();
+      assertThat(Waits.exited(p, Duration.ofSeconds(10))).isTrue();
       assertThat(p.exitValue()).as(err()).isZero();
     }
 

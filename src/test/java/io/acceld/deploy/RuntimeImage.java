@@ -2,6 +2,7 @@ package io.acceld.deploy;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.acceld.testing.Waits;
 import java.io.IOException;
 import java.net.ServerSocket;
 import java.nio.charset.StandardCharsets;
@@ -9,9 +10,9 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.security.MessageDigest;
 import java.security.NoSuchAlgorithmException;
+import java.time.Duration;
 import java.util.HexFormat;
 import java.util.List;
-import java.util.concurrent.TimeUnit;
 
 /**
  * The installable tree that {@code deploy/image/build-runtime.sh} makes (jlinked runtime, jar,
@@ -52,7 +53,7 @@ final class RuntimeImage {
     build.environment().put("ACCELD_TRAINING_PORT", Integer.toString(freePort()));
     build.environment().put("JAVA_HOME", System.getProperty("java.home"));
     Process process = build.start();
-    if (!process.waitFor(5, TimeUnit.MINUTES)) {
+    if (!Waits.exited(process, Duration.ofMinutes(5))) {
       process.destroyForcibly();
       throw new AssertionError("build-runtime.sh did not finish in 5 minutes; see " + log);
     }

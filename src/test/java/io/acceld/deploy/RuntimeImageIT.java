@@ -5,13 +5,13 @@ import static org.assertj.core.api.Assertions.assertThat;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import io.acceld.testing.Command;
+import io.acceld.testing.Waits;
 import io.acceld.testing.kubelet.KubeletDouble;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -81,7 +81,7 @@ class RuntimeImageIT {
         assertThat(socket).exists();
 
         agent.destroy(); // SIGTERM, straight to the JVM
-        assertThat(agent.waitFor(10, TimeUnit.SECONDS)).as("stopped within 10 s").isTrue();
+        assertThat(Waits.exited(agent, Duration.ofSeconds(10))).as("stopped within 10 s").isTrue();
 
         assertThat(agent.exitValue()).as(err()).isZero();
         assertThat(socket).doesNotExist();
@@ -96,7 +96,7 @@ class RuntimeImageIT {
   void theJlinkedRuntimeSeesTheGpusThroughNvmlAndKeepsStdoutClean() throws Exception {
     Path prefix = RuntimeImage.prefix();
     Process devices = launch(prefix, "devices", "--simulate", "--json");
-    assertThat(devices.waitFor(60, TimeUnit.SECONDS)).isTrue();
+    assertThat(Waits.exited(devices, Duration.ofSeconds(60))).isTrue();
 
     assertThat(devices.exitValue()).as(err()).isZero();
     assertThat(err()).doesNotContain("class-data archive");
@@ -136,7 +136,7 @@ class RuntimeImageIT {
     assertThat(copy.exitCode()).as(copy.toString()).isZero();
 
     Process version = launchWithJvmFlags(moved, "", "--version");
-    assertThat(version.waitFor(60, TimeUnit.SECONDS)).isTrue();
+    assertThat(Waits.exited(version, Duration.ofSeconds(60))).isTrue();
 
     assertThat(version.exitValue()).as(err()).isZero();
     assertThat(out()).startsWith("acceld ");

@@ -10,6 +10,7 @@ import io.acceld.proto.deviceplugin.v1beta1.ContainerPreferredAllocationRequest;
 import io.acceld.proto.deviceplugin.v1beta1.DevicePluginGrpc;
 import io.acceld.proto.deviceplugin.v1beta1.PreferredAllocationRequest;
 import io.acceld.testing.Eventually;
+import io.acceld.testing.Waits;
 import io.acceld.transport.UnixGrpc;
 import io.grpc.CallOptions;
 import io.grpc.ManagedChannel;
@@ -170,7 +171,7 @@ class BadRequestSoakIT {
       }
       running.add(clients.submit(() -> grpcClient(channel, count, new Random(count))));
       for (Future<?> f : running) {
-        f.get(200, TimeUnit.SECONDS);
+        Waits.get(f, Duration.ofSeconds(200));
       }
     } finally {
       clients.shutdownNow();

@@ -10,13 +10,13 @@ import io.acceld.inventory.ReplicaId;
 import io.acceld.testing.Eventually;
 import io.acceld.testing.MutableClock;
 import io.acceld.testing.TestDevices;
+import io.acceld.testing.Waits;
 import java.time.Duration;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.CountDownLatch;
-import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
@@ -201,7 +201,7 @@ class DeviceLedgerTest {
 
     pauseNext.set(true);
     ledger.lease(task, whole(A), "offer");
-    assertThat(inside.await(10, TimeUnit.SECONDS)).isTrue();
+    assertThat(Waits.await(inside, Duration.ofSeconds(10))).isTrue();
     // The ledger thread is now paused in the first listener, delivering the lease of A.
     ledger.lease(pending, whole(B), "Allocate");
     resume.countDown();

@@ -18,6 +18,7 @@ import io.acceld.proto.mesos.v1.Offer;
 import io.acceld.proto.mesos.v1.TaskState;
 import io.acceld.proto.mesos.v1.TaskStatus;
 import io.acceld.proto.mesos.v1.scheduler.Event;
+import io.acceld.testing.Waits;
 import io.acceld.testing.kubelet.DeviceState;
 import io.acceld.testing.kubelet.KubeletDouble;
 import io.acceld.testing.mesos.MesosEventStream;
@@ -34,7 +35,6 @@ import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
-import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -189,12 +189,12 @@ class MesosKillNineIT {
       }
 
       first.destroyForcibly(); // SIGKILL: no shutdown hook, no final checkpoint
-      assertThat(first.waitFor(10, TimeUnit.SECONDS)).isTrue();
+      assertThat(Waits.exited(first, Duration.ofSeconds(10))).isTrue();
       fw.events().close();
       long victimPid = Long.parseLong(Files.readString(pidFiles.get("victim")).strip());
       ProcessHandle victim = ProcessHandle.of(victimPid).orElseThrow();
       victim.destroyForcibly();
-      victim.onExit().get(10, TimeUnit.SECONDS);
+      Waits.get(victim.onExit(), Duration.ofSeconds(10));
 
       startAgent(kubelet, port, 2);
       Framework again = subscribeTo(kubelet, port, info, Optional.of(fw.id()));

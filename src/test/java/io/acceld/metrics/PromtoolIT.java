@@ -4,16 +4,17 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.fail;
 import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
+import io.acceld.testing.Waits;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.OutputStream;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.time.Duration;
 import java.util.List;
 import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.TimeUnit;
 import java.util.stream.Stream;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
@@ -140,11 +141,11 @@ class PromtoolIT {
     try (OutputStream stdin = process.getOutputStream()) {
       stdin.write(scrape.getBytes(StandardCharsets.UTF_8));
     }
-    if (!process.waitFor(60, TimeUnit.SECONDS)) {
+    if (!Waits.exited(process, Duration.ofSeconds(60))) {
       process.destroyForcibly();
       fail("promtool did not finish within 60 s");
     }
-    return new Result(process.exitValue(), output.get(10, TimeUnit.SECONDS));
+    return new Result(process.exitValue(), Waits.get(output, Duration.ofSeconds(10)));
   }
 
   private static String readAll(InputStream in) {

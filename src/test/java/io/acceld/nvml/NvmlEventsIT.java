@@ -5,11 +5,11 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.acceld.testing.NvmlDouble;
 import io.acceld.testing.NvmlScenarios;
+import io.acceld.testing.Waits;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
@@ -62,7 +62,7 @@ class NvmlEventsIT {
 
     fake.control().acceld_fake_inject_event(1, NvmlEventType.DOUBLE_BIT_ECC_ERROR, 0);
 
-    NvmlEvent event = waiter.get(5, TimeUnit.SECONDS).orElseThrow();
+    NvmlEvent event = Waits.get(waiter, Duration.ofSeconds(5)).orElseThrow();
     assertThat(event.eventType()).isEqualTo(NvmlEventType.DOUBLE_BIT_ECC_ERROR);
     assertThat(event.deviceUuid()).contains(NvmlScenarios.uuid(1));
   }

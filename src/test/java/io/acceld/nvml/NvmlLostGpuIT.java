@@ -7,11 +7,11 @@ import io.acceld.simulate.NvmlFaults;
 import io.acceld.simulate.NvmlScenario.Gpu;
 import io.acceld.testing.NvmlDouble;
 import io.acceld.testing.NvmlScenarios;
+import io.acceld.testing.Waits;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutionException;
-import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -80,7 +80,7 @@ class NvmlLostGpuIT {
 
       assertThat(fake.control().acceld_fake_set_lost(1, 1)).isZero();
 
-      assertThatThrownBy(() -> waiter.get(5, TimeUnit.SECONDS))
+      assertThatThrownBy(() -> Waits.get(waiter, Duration.ofSeconds(5)))
           .isInstanceOf(ExecutionException.class)
           .cause()
           .isInstanceOfSatisfying(

@@ -4,6 +4,7 @@ import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
+import java.time.Duration;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CompletableFuture;
@@ -14,7 +15,8 @@ import java.util.concurrent.TimeUnit;
  * merged output, for tests that check what a script or tool does rather than what its text says.
  */
 public final class Command {
-  private static final long TIMEOUT_SECONDS = 60;
+  /** On an idle machine; scaled by {@link Waits} (jlink and a training run take most of it). */
+  private static final Duration TIMEOUT = Duration.ofSeconds(60);
 
   /** What a finished program left: its exit code and everything it wrote (stdout then stderr). */
   public record Result(int exitCode, String output) {
@@ -37,9 +39,12 @@ public final class Command {
       Process process = builder.start();
       process.getOutputStream().close();
       CompletableFuture<String> output = CompletableFuture.supplyAsync(() -> readAll(process));
-      if (!process.waitFor(TIMEOUT_SECONDS, TimeUnit.SECONDS)) {
+      Duration timeout = Waits.scaled(TIMEOUT);
+      if (!process.waitFor(timeout.toNanos(), TimeUnit.NANOSECONDS)) {
+        // The program's children too (a script's jlink, say), which outlive it otherwise.
+        process.descendants().forEach(ProcessHandle::destroyForcibly);
         process.destroyForcibly();
-        throw new AssertionError(command + " did not finish within " + TIMEOUT_SECONDS + " s");
+        throw new AssertionError(command + " did not finish within " + timeout);
       }
       return new Result(process.exitValue(), output.get(10, TimeUnit.SECONDS));
     } catch (IOException e) {

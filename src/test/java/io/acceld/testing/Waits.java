@@ -1,6 +1,11 @@
 package io.acceld.testing;
 
 import java.time.Duration;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.Future;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
 
 /**
  * The one scale factor every test wait derives from. A test names the time something needs on an
@@ -32,6 +37,22 @@ public final class Waits {
   /** {@code idle} times the scale factor. */
   public static Duration scaled(Duration idle) {
     return Duration.ofNanos((long) (idle.toNanos() * SCALE));
+  }
+
+  /** {@link Process#waitFor(long, TimeUnit)} for {@code idle} scaled: whether it exited. */
+  public static boolean exited(Process process, Duration idle) throws InterruptedException {
+    return process.waitFor(scaled(idle).toNanos(), TimeUnit.NANOSECONDS);
+  }
+
+  /** {@link Future#get(long, TimeUnit)} for {@code idle} scaled. */
+  public static <T> T get(Future<T> future, Duration idle)
+      throws InterruptedException, ExecutionException, TimeoutException {
+    return future.get(scaled(idle).toNanos(), TimeUnit.NANOSECONDS);
+  }
+
+  /** {@link CountDownLatch#await(long, TimeUnit)} for {@code idle} scaled. */
+  public static boolean await(CountDownLatch latch, Duration idle) throws InterruptedException {
+    return latch.await(scaled(idle).toNanos(), TimeUnit.NANOSECONDS);
   }
 
   private static double read() {
