@@ -202,6 +202,22 @@ final class CommandTaskRunner {
     escalation = services.work().schedule(process::kill, nanos, TimeUnit.NANOSECONDS);
   }
 
+  /**
+   * On the agent's orderly stop: a task already being killed (SIGTERM sent, SIGKILL scheduled after
+   * its grace) is killed now, instead of running on because the escalation went with the agent's
+   * work queue. Tasks not asked to end are left alone: they outlive a restart.
+   */
+  void finishKillOnStop() {
+    ProcessTree process;
+    synchronized (this) {
+      if (ended || escalation == null || escalation.isDone()) {
+        return;
+      }
+      process = tree;
+    }
+    process.kill();
+  }
+
   private void exited() {
     ProcessTree process;
     Sandbox box;

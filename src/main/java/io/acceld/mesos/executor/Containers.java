@@ -463,6 +463,15 @@ public final class Containers
    */
   @Override
   public void close() {
+    List<ExecutorProcess> executing;
+    List<CommandTaskRunner> commands;
+    synchronized (lock) {
+      executing = List.copyOf(executors.values());
+      commands = List.copyOf(commandTasks.values());
+    }
+    // Kills already acknowledged finish now; their timers go with the work queue below.
+    executing.forEach(ExecutorProcess::finishShutdownOnStop);
+    commands.forEach(CommandTaskRunner::finishKillOnStop);
     work.shutdownNow();
     try {
       work.awaitTermination(5, TimeUnit.SECONDS);

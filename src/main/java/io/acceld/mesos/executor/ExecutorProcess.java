@@ -497,6 +497,21 @@ final class ExecutorProcess {
     }
   }
 
+  /**
+   * On the agent's orderly stop: an executor already told to shut down (a SHUTDOWN or TEARDOWN the
+   * agent answered 202 to) is killed now, instead of running on because its grace timer went with
+   * the agent's work queue. Executors not asked to end are left alone: they outlive a restart.
+   */
+  void finishShutdownOnStop() {
+    boolean pending;
+    synchronized (this) {
+      pending = state == State.TERMINATING && destroyTimer != null && !destroyTimer.isDone();
+    }
+    if (pending) {
+      destroy();
+    }
+  }
+
   private void registrationTimedOut() {
     synchronized (this) {
       if (state != State.REGISTERING) {
