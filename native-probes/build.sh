@@ -14,7 +14,7 @@ out=$1
 here=$(cd "$(dirname "$0")" && pwd)
 cc=${CC:-gcc}
 
-sources="$here/fake_nvml.c $here/fake_nvml_scenario.c $here/fake_nvml_events.c $here/fake_nvml_control.c"
+sources="$here/fake_nvml.c $here/fake_nvml_scenario.c $here/fake_nvml_events.c $here/fake_nvml_control.c $here/fake_nvml_mig.c"
 inputs="$sources $here/nvml_types.h $here/fake_nvml_internal.h $here/build.sh"
 
 # True when $1 is missing or any input is newer than it (find -newer is POSIX; test -nt is not).

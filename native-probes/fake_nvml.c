@@ -315,30 +315,72 @@ FAKE_EXPORT nvmlReturn_t nvmlDeviceGetHandleByUUID(const char *uuid, nvmlDevice_
       *device = &g_fake.sc.gpus[i];
       return fake_leave(NVML_SUCCESS);
     }
+    for (unsigned int k = 0; k < FAKE_MIG_SLOTS; k++) {
+      struct fake_mig *m = &g_fake.sc.migs[i][k];
+      if (m->used && strcmp(m->uuid, uuid) == 0) {
+        *device = (nvmlDevice_t)m; /* R470+: MIG UUIDs resolve to MIG handles */
+        return fake_leave(NVML_SUCCESS);
+      }
+    }
   }
   return fake_leave(NVML_ERROR_NOT_FOUND);
 }
 
+/*
+ * The calls that answer for MIG handles too. On the lock, either *gpu (a whole GPU) or *mig (a MIG
+ * device, whose parent's hang and loss apply) is set.
+ */
+static nvmlReturn_t enter_any(nvmlDevice_t device, struct nvmlDevice_st **gpu,
+                              struct fake_mig **mig) {
+  /* A peek without counting: the call is counted once, by fake_enter_device below. */
+  pthread_mutex_lock(&g_fake.lock);
+  struct fake_mig *m = g_fake.init_count > 0 ? fake_mig_locked(device) : NULL;
+  pthread_mutex_unlock(&g_fake.lock);
+  *gpu = NULL;
+  *mig = NULL;
+  if (m == NULL) return fake_enter_device(device, gpu, 1);
+  nvmlReturn_t rc = fake_enter_device(&g_fake.sc.gpus[m->gpu], gpu, 1);
+  if (rc != NVML_SUCCESS) return rc;
+  *gpu = NULL;
+  m = fake_mig_locked(device);
+  if (m == NULL) return fake_leave(NVML_ERROR_INVALID_ARGUMENT); /* destroyed meanwhile */
+  *mig = m;
+  return NVML_SUCCESS;
+}
+
 FAKE_EXPORT nvmlReturn_t nvmlDeviceGetIndex(nvmlDevice_t device, unsigned int *index) {
   struct nvmlDevice_st *d;
-  nvmlReturn_t rc = fake_enter_device(device, &d, 1);
+  struct fake_mig *m;
+  nvmlReturn_t rc = enter_any(device, &d, &m);
   if (rc != NVML_SUCCESS) return rc;
   if (index == NULL) return fake_leave(NVML_ERROR_INVALID_ARGUMENT);
+  if (m != NULL) {
+    *index = (unsigned int)(m - g_fake.sc.migs[m->gpu]); /* the MIG index */
+    return fake_leave(NVML_SUCCESS);
+  }
   *index = d->index;
   return fake_leave(NVML_SUCCESS);
 }
 
 FAKE_EXPORT nvmlReturn_t nvmlDeviceGetUUID(nvmlDevice_t device, char *uuid, unsigned int length) {
   struct nvmlDevice_st *d;
-  nvmlReturn_t rc = fake_enter_device(device, &d, 1);
+  struct fake_mig *m;
+  nvmlReturn_t rc = enter_any(device, &d, &m);
   if (rc != NVML_SUCCESS) return rc;
-  return fake_leave(copy_string(uuid, length, d->uuid));
+  return fake_leave(copy_string(uuid, length, m != NULL ? m->uuid : d->uuid));
 }
 
 FAKE_EXPORT nvmlReturn_t nvmlDeviceGetName(nvmlDevice_t device, char *name, unsigned int length) {
   struct nvmlDevice_st *d;
-  nvmlReturn_t rc = fake_enter_device(device, &d, 1);
+  struct fake_mig *m;
+  nvmlReturn_t rc = enter_any(device, &d, &m);
   if (rc != NVML_SUCCESS) return rc;
+  if (m != NULL) {
+    char mig_name[NVML_DEVICE_NAME_V2_BUFFER_SIZE + 16];
+    snprintf(mig_name, sizeof(mig_name), "%s MIG %s", g_fake.sc.gpus[m->gpu].name,
+             fake_mig_profile(m->profile)->name);
+    return fake_leave(copy_string(name, length, mig_name));
+  }
   return fake_leave(copy_string(name, length, d->name));
 }
 
@@ -381,36 +423,58 @@ FAKE_EXPORT nvmlReturn_t nvmlDeviceGetMigMode(nvmlDevice_t device, unsigned int 
   if (currentMode == NULL || pendingMode == NULL) return fake_leave(NVML_ERROR_INVALID_ARGUMENT);
   if (d->mig < 0) return fake_leave(NVML_ERROR_NOT_SUPPORTED);
   *currentMode = (unsigned int)d->mig;
-  *pendingMode = (unsigned int)d->mig;
+  *pendingMode = (unsigned int)d->mig_pending;
   return fake_leave(NVML_SUCCESS);
 }
 #endif
 
 /* ---------------------------------------------------------------- memory, telemetry */
 
-FAKE_EXPORT nvmlReturn_t nvmlDeviceGetMemoryInfo(nvmlDevice_t device, nvmlMemory_t *memory) {
+/*
+ * Memory of a whole GPU or of a MIG device; a MIG-enabled parent's aggregate needs the MIG monitor
+ * capability (else NO_PERMISSION, the incumbent's "Insufficient Permissions").
+ */
+static nvmlReturn_t memory_of(nvmlDevice_t device, unsigned long long *total,
+                              unsigned long long *used) {
   struct nvmlDevice_st *d;
-  nvmlReturn_t rc = fake_enter_device(device, &d, 1);
+  struct fake_mig *m;
+  nvmlReturn_t rc = enter_any(device, &d, &m);
+  if (rc != NVML_SUCCESS) return rc;
+  if (m != NULL) {
+    *total = fake_mig_profile(m->profile)->memory_mib << 20;
+    *used = m->memory_used;
+  } else if (d->mig == 1 && !d->mig_monitor) {
+    return fake_leave(NVML_ERROR_NO_PERMISSION);
+  } else {
+    *total = d->memory_total;
+    *used = d->memory_used;
+  }
+  return NVML_SUCCESS; /* lock still held */
+}
+
+FAKE_EXPORT nvmlReturn_t nvmlDeviceGetMemoryInfo(nvmlDevice_t device, nvmlMemory_t *memory) {
+  unsigned long long total, used;
+  nvmlReturn_t rc = memory_of(device, &total, &used);
   if (rc != NVML_SUCCESS) return rc;
   if (memory == NULL) return fake_leave(NVML_ERROR_INVALID_ARGUMENT);
-  memory->total = d->memory_total;
-  memory->used = d->memory_used;
-  memory->free = d->memory_total - d->memory_used;
+  memory->total = total;
+  memory->used = used;
+  memory->free = total - used;
   return fake_leave(NVML_SUCCESS);
 }
 
 #ifndef FAKE_OLD_DRIVER
 FAKE_EXPORT nvmlReturn_t nvmlDeviceGetMemoryInfo_v2(nvmlDevice_t device, nvmlMemory_v2_t *memory) {
-  struct nvmlDevice_st *d;
-  nvmlReturn_t rc = fake_enter_device(device, &d, 1);
+  unsigned long long total, used;
+  nvmlReturn_t rc = memory_of(device, &total, &used);
   if (rc != NVML_SUCCESS) return rc;
   if (memory == NULL) return fake_leave(NVML_ERROR_INVALID_ARGUMENT);
   /* Catches a caller that forgets version = (2 << 24) | sizeof. */
   if (memory->version != nvmlMemory_v2) return fake_leave(NVML_ERROR_ARGUMENT_VERSION_MISMATCH);
-  memory->total = d->memory_total;
+  memory->total = total;
   memory->reserved = 0;
-  memory->used = d->memory_used;
-  memory->free = d->memory_total - d->memory_used;
+  memory->used = used;
+  memory->free = total - used;
   return fake_leave(NVML_SUCCESS);
 }
 #endif

@@ -20,6 +20,8 @@
  * the 50 ms poll alone was 3 of an idle agent's ~25 CPU ticks per 30 s.
  *   xid <gpu> <code> | dbe <gpu> | sbe <gpu> | lost <gpu> <0|1> | fail-waits <code> <count>
  *   | hang <gpu> <0|1>  (every call on that GPU blocks until "hang <gpu> 0": a wedged driver)
+ *   | xid <gpu> <code> <gi> <ci>  (attributed to one MIG instance; 4294967295 = not attributable)
+ *   | mig <gpu> [<profile>[@<gi>] ...]  (re-layout, see fake_nvml_mig.c) | mig-mode <gpu> <cur> <pend>
  * dbe/sbe bump the uncorrected/corrected ECC counter and raise the matching event.
  */
 #ifndef _GNU_SOURCE
@@ -166,7 +168,30 @@ static void execute(const char *line) {
   if (*p == '\0' || *p == '\n' || *p == '#') return;
   size_t rest = len - (size_t)(p - line);
   int rc;
-  if (sscanf(p, "xid %u %llu%n", &gpu, &code, &n) == 2 && (size_t)n == rest) {
+  unsigned int gi, ci;
+  if (sscanf(p, "xid %u %llu %u %u%n", &gpu, &code, &gi, &ci, &n) == 4 && (size_t)n == rest) {
+    rc = fake_inject_instance(gpu, nvmlEventTypeXidCriticalError, code, gi, ci) < 0
+             ? NVML_ERROR_INVALID_ARGUMENT
+             : NVML_SUCCESS;
+  } else if (sscanf(p, "mig-mode %u %d %d%n", &gpu, &a, &b, &n) == 3 && (size_t)n == rest) {
+    rc = fake_mig_mode(gpu, a, b);
+  } else if (sscanf(p, "mig %u%n", &gpu, &n) == 1 && (n == (int)rest || p[n] == ' ')) {
+    char copy[512];
+    char *names[FAKE_MIG_SLOTS + 1];
+    int count = 0;
+    if (rest - (size_t)n >= sizeof(copy)) {
+      rc = NVML_ERROR_INVALID_ARGUMENT;
+    } else {
+      memcpy(copy, p + n, rest - (size_t)n);
+      copy[rest - (size_t)n] = '\0';
+      char *save = NULL;
+      for (char *t = strtok_r(copy, " \t", &save); t != NULL; t = strtok_r(NULL, " \t", &save)) {
+        if (count == FAKE_MIG_SLOTS + 1) break;
+        names[count++] = t;
+      }
+      rc = count > FAKE_MIG_SLOTS ? NVML_ERROR_INVALID_ARGUMENT : fake_mig_relayout(gpu, names, count);
+    }
+  } else if (sscanf(p, "xid %u %llu%n", &gpu, &code, &n) == 2 && (size_t)n == rest) {
     rc = fake_inject(gpu, nvmlEventTypeXidCriticalError, code) < 0 ? NVML_ERROR_INVALID_ARGUMENT
                                                                    : NVML_SUCCESS;
   } else if (sscanf(p, "dbe %u%n", &gpu, &n) == 1 && (size_t)n == rest) {

@@ -50,6 +50,12 @@ void fake_free_all_sets_locked(void) {
 }
 
 int fake_queue_event_locked(unsigned int gpu, unsigned long long type, unsigned long long data) {
+  return fake_queue_instance_event_locked(gpu, type, data, NVML_VALUE_NOT_AVAILABLE_UINT,
+                                          NVML_VALUE_NOT_AVAILABLE_UINT);
+}
+
+int fake_queue_instance_event_locked(unsigned int gpu, unsigned long long type,
+                                     unsigned long long data, unsigned int gi, unsigned int ci) {
   int queued = 0;
   for (struct nvmlEventSet_st *s = g_fake.sets; s != NULL; s = s->next) {
     if ((s->registered[gpu] & type) == 0) continue;
@@ -61,6 +67,8 @@ int fake_queue_event_locked(unsigned int gpu, unsigned long long type, unsigned 
     e->gpu = gpu;
     e->type = type;
     e->data = data;
+    e->gi = gi;
+    e->ci = ci;
     s->count++;
     queued++;
   }
@@ -174,8 +182,8 @@ FAKE_EXPORT nvmlReturn_t nvmlEventSetWait_v2(nvmlEventSet_t set, nvmlEventData_t
       data->device = &g_fake.sc.gpus[e->gpu];
       data->eventType = e->type;
       data->eventData = e->data;
-      data->gpuInstanceId = NVML_VALUE_NOT_AVAILABLE_UINT; /* whole GPU, not a MIG slice */
-      data->computeInstanceId = NVML_VALUE_NOT_AVAILABLE_UINT;
+      data->gpuInstanceId = e->gi; /* NVML_VALUE_NOT_AVAILABLE_UINT: the whole GPU */
+      data->computeInstanceId = e->ci;
       s->head = (s->head + 1) % FAKE_QUEUE_CAPACITY;
       s->count--;
       rc = NVML_SUCCESS;

@@ -36,7 +36,11 @@ struct nvmlDevice_st {
   unsigned long long memory_used;
   int numa;
   unsigned long cpus[FAKE_CPU_WORDS];
-  int mig;            /* 0, 1, or -1 = NOT_SUPPORTED */
+  int mig;            /* current MIG mode: 0, 1, or -1 = NOT_SUPPORTED */
+  int mig_pending;    /* pending MIG mode (takes effect at the next reset); defaults to mig */
+  int mig_monitor;    /* 0: the caller lacks the MIG monitor capability (GI lookups and the
+                         MIG-enabled parent's memory answer NO_PERMISSION) */
+  unsigned int mig_generation; /* bumped by every layout change: new instances, new UUIDs */
   int cc_major;       /* -1 = NOT_SUPPORTED */
   int cc_minor;
   unsigned long long supported_events;
@@ -67,10 +71,33 @@ struct nvmlDevice_st {
   int link_remote[NVML_NVLINK_MAX_LINKS];  /* peer GPU index per link */
 };
 
+/* MIG indices 0..FAKE_MIG_SLOTS-1 per GPU (nvmlDeviceGetMaxMigDeviceCount answers this). */
+#define FAKE_MIG_SLOTS 7
+
+/* One MIG device (a compute instance in a GPU instance). MIG handles point at these. */
+struct fake_mig {
+  int used;                  /* 0: an empty MIG index (NOT_FOUND), as after a destroyed instance */
+  unsigned int gpu;          /* parent's index */
+  unsigned int gi, ci;       /* instance IDs, as NVML numbers them (not dense) */
+  unsigned int profile;      /* GPU-instance profile index into the double's table */
+  unsigned int ci_slices;    /* compute slices; equal to the profile's slices unless "1c.3g" */
+  unsigned int placement;    /* first memory slice */
+  char uuid[NVML_DEVICE_UUID_V2_BUFFER_SIZE];
+  unsigned long long memory_used;
+};
+
+/* A GPU-instance profile of the double's table (an H100 80GB's, IDs != indices as on drivers). */
+struct fake_mig_profile {
+  unsigned int index, id, slices, instances, multiprocessors, copy_engines, decoders, jpegs, ofas;
+  unsigned long long memory_mib;
+  const char *name;
+};
+
 struct fake_event {
   unsigned int gpu;
   unsigned long long type;
   unsigned long long data;
+  unsigned int gi, ci; /* NVML_VALUE_NOT_AVAILABLE_UINT: the whole GPU */
 };
 
 /* Event sets are heap-allocated and kept in a list so handles from callers can be validated. */
@@ -95,6 +122,7 @@ struct fake_scenario {
   unsigned int rows_used;
   struct nvmlDevice_st gpus[FAKE_MAX_GPUS];
   int topo[FAKE_MAX_GPUS][FAKE_MAX_GPUS]; /* level + 1; FAKE_TOPO_UNSET = derive from NUMA */
+  struct fake_mig migs[FAKE_MAX_GPUS][FAKE_MIG_SLOTS];
 };
 
 struct fake_global {
@@ -134,6 +162,8 @@ void fake_control_path(char *out, size_t size, const char *scenario_path);
 
 /* fake_nvml_events.c: all require g_fake.lock held. */
 int fake_queue_event_locked(unsigned int gpu, unsigned long long type, unsigned long long data);
+int fake_queue_instance_event_locked(unsigned int gpu, unsigned long long type,
+                                     unsigned long long data, unsigned int gi, unsigned int ci);
 void fake_free_all_sets_locked(void);
 
 /* fake_nvml_control.c: control-file thread. Called with lifecycle held, lock NOT held. */
@@ -146,5 +176,18 @@ int fake_set_hung(unsigned int gpu, int hung);
 int fake_fail_waits(int code, int count);
 int fake_add_ecc(unsigned int gpu, unsigned long long corrected, unsigned long long uncorrected);
 int fake_inject(unsigned int gpu, unsigned long long type, unsigned long long data);
+
+/* fake_nvml_mig.c */
+/* The MIG device a handle points at, or NULL (lock held). */
+struct fake_mig *fake_mig_locked(nvmlDevice_t handle);
+const struct fake_mig_profile *fake_mig_profile(unsigned int index);
+/* Replaces GPU gpu's MIG devices with names[0..n) ("1g.10gb", optionally "@<gi>"); NULL on
+ * success, else why nothing changed (lock held or scenario not live). */
+const char *fake_mig_layout(struct fake_scenario *sc, unsigned int gpu, char **names, int n);
+/* Control-file forms (take the lock themselves). */
+int fake_mig_relayout(unsigned int gpu, char **names, int n);
+int fake_mig_mode(unsigned int gpu, int current, int pending);
+int fake_inject_instance(unsigned int gpu, unsigned long long type, unsigned long long data,
+                         unsigned int gi, unsigned int ci);
 
 #endif /* ACCELD_FAKE_NVML_INTERNAL_H */

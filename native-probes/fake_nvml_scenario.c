@@ -227,6 +227,8 @@ static void gpu_defaults(struct nvmlDevice_st *d, unsigned int index) {
   d->memory_total = 80ULL << 30;
   d->numa = -1;
   d->mig = -1;
+  d->mig_pending = -2; /* unset: follows mig */
+  d->mig_monitor = 1;
   d->cc_major = -1;
   d->supported_events = nvmlEventTypeXidCriticalError | nvmlEventTypeDoubleBitEccError |
                         nvmlEventTypeSingleBitEccError;
@@ -293,6 +295,10 @@ static const char *gpu_key(struct nvmlDevice_st *d, const char *key, const char 
     } else if (!parse_int(v, 0, 1, &d->mig)) {
       return "bad mig (want 0, 1 or unsupported)";
     }
+  } else if (strcmp(key, "mig-pending") == 0) {
+    if (!parse_int(v, 0, 1, &d->mig_pending)) return "bad mig-pending (want 0 or 1)";
+  } else if (strcmp(key, "mig-monitor") == 0) {
+    if (!parse_int(v, 0, 1, &d->mig_monitor)) return "bad mig-monitor (want 0 or 1)";
   } else if (strcmp(key, "cc") == 0) {
     int n = 0;
     if (strcmp(v, "unsupported") == 0) {
@@ -403,6 +409,8 @@ static void gpu_line(struct fake_scenario *sc, const struct parse_ctx *ctx, char
     complain(ctx, "memused exceeds memory");
     return;
   }
+  if (d.mig_pending == -2) d.mig_pending = d.mig < 0 ? 0 : d.mig;
+  if (d.mig >= 0) d.supported_events |= nvmlEventMigConfigChange;
   for (unsigned int i = 0; i < sc->gpu_count && !d.duplicate; i++) {
     const struct nvmlDevice_st *o = &sc->gpus[i];
     if (strcmp(o->uuid, d.uuid) == 0) {
@@ -471,6 +479,18 @@ static void parse_line(struct fake_scenario *sc, const struct parse_ctx *ctx, ch
     gpu_line(sc, ctx, tok, n);
   } else if (strcmp(tok[0], "topo") == 0 || strcmp(tok[0], "nvlink") == 0) {
     pair_line(sc, ctx, tok, n);
+  } else if (strcmp(tok[0], "mig") == 0) {
+    unsigned int gpu;
+    if (n < 2 || !gpu_index(sc, tok[1], &gpu)) {
+      complain(ctx, "want: mig <gpu> <profile>[@<gi>] ... (after the gpu line)");
+      return;
+    }
+    if (sc->gpus[gpu].mig != 1) {
+      complain(ctx, "gpu %u is not in MIG mode (mig=1)", gpu);
+      return;
+    }
+    const char *err = fake_mig_layout(sc, gpu, tok + 2, n - 2);
+    if (err != NULL) complain(ctx, "%s", err);
   } else if (strcmp(tok[0], "driver") == 0) {
     if (n != 2 || strlen(tok[1]) >= sizeof(sc->driver)) {
       complain(ctx, "want: driver <version>");
@@ -491,6 +511,7 @@ static void parse_line(struct fake_scenario *sc, const struct parse_ctx *ctx, ch
 void fake_scenario_load(struct fake_scenario *sc, const char *path) {
   memset(sc->gpus, 0, sc->rows_used * sizeof(sc->gpus[0]));
   memset(sc->topo, 0, sc->rows_used * sizeof(sc->topo[0]));
+  memset(sc->migs, 0, sc->rows_used * sizeof(sc->migs[0]));
   memset(sc, 0, offsetof(struct fake_scenario, gpus));
   snprintf(sc->driver, sizeof(sc->driver), "0.0");
   FILE *f = fopen(path, "r");

@@ -105,6 +105,64 @@ typedef int nvmlClockType_t;
 #define NVML_SYSTEM_NVML_VERSION_BUFFER_SIZE 80
 #define NVML_VALUE_NOT_AVAILABLE_UINT 0xFFFFFFFFu
 
+/* ---- MIG (mig-and-labels reference section 1) ---- */
+typedef struct nvmlGpuInstance_st *nvmlGpuInstance_t;
+
+/* GPU-instance profile *indices* (not the driver's profile IDs). */
+#define NVML_GPU_INSTANCE_PROFILE_1_SLICE 0
+#define NVML_GPU_INSTANCE_PROFILE_2_SLICE 1
+#define NVML_GPU_INSTANCE_PROFILE_3_SLICE 2
+#define NVML_GPU_INSTANCE_PROFILE_4_SLICE 3
+#define NVML_GPU_INSTANCE_PROFILE_7_SLICE 4
+#define NVML_GPU_INSTANCE_PROFILE_1_SLICE_REV1 7
+#define NVML_GPU_INSTANCE_PROFILE_1_SLICE_REV2 9
+#define NVML_GPU_INSTANCE_PROFILE_COUNT 18
+
+typedef struct {
+  unsigned int start;
+  unsigned int size;
+} nvmlGpuInstancePlacement_t;
+
+typedef struct {
+  unsigned int id; /* the driver's profile ID */
+  unsigned int isP2pSupported;
+  unsigned int sliceCount;
+  unsigned int instanceCount;
+  unsigned int multiprocessorCount;
+  unsigned int copyEngineCount;
+  unsigned int decoderCount;
+  unsigned int encoderCount;
+  unsigned int jpegCount;
+  unsigned int ofaCount;
+  unsigned long long memorySizeMB;
+} nvmlGpuInstanceProfileInfo_t;
+
+typedef struct {
+  nvmlDevice_t device;
+  unsigned int id;
+  unsigned int profileId;
+  nvmlGpuInstancePlacement_t placement;
+} nvmlGpuInstanceInfo_t;
+
+/* The _v2 ABI (nvmlDeviceGetAttributes_v2); the unversioned symbol has only the first six. */
+typedef struct {
+  unsigned int multiprocessorCount;
+  unsigned int sharedCopyEngineCount;
+  unsigned int sharedDecoderCount;
+  unsigned int sharedEncoderCount;
+  unsigned int sharedJpegCount;
+  unsigned int sharedOfaCount;
+  unsigned int gpuInstanceSliceCount;
+  unsigned int computeInstanceSliceCount;
+  unsigned long long memorySizeMB;
+} nvmlDeviceAttributes_t;
+
+_Static_assert(sizeof(nvmlGpuInstanceProfileInfo_t) == 48, "nvmlGpuInstanceProfileInfo_t size");
+_Static_assert(__builtin_offsetof(nvmlGpuInstanceProfileInfo_t, memorySizeMB) == 40, "memorySizeMB");
+_Static_assert(sizeof(nvmlGpuInstanceInfo_t) == 24, "nvmlGpuInstanceInfo_t size");
+_Static_assert(sizeof(nvmlDeviceAttributes_t) == 40, "nvmlDeviceAttributes_t size");
+_Static_assert(__builtin_offsetof(nvmlDeviceAttributes_t, memorySizeMB) == 32, "attributes memory");
+
 /* ---- structs (x86-64 layouts from reference section 3.3) ---- */
 typedef struct {
   char busIdLegacy[NVML_DEVICE_PCI_BUS_ID_BUFFER_V2_SIZE]; /* "%04X:%02X:%02X.0" */
@@ -254,5 +312,19 @@ nvmlReturn_t nvmlDeviceRegisterEvents(nvmlDevice_t device, unsigned long long ev
 nvmlReturn_t nvmlEventSetWait_v2(nvmlEventSet_t set, nvmlEventData_t *data,
                                  unsigned int timeoutms);
 nvmlReturn_t nvmlEventSetFree(nvmlEventSet_t set);
+nvmlReturn_t nvmlDeviceGetMaxMigDeviceCount(nvmlDevice_t device, unsigned int *count);
+nvmlReturn_t nvmlDeviceGetMigDeviceHandleByIndex(nvmlDevice_t device, unsigned int index,
+                                                 nvmlDevice_t *migDevice);
+nvmlReturn_t nvmlDeviceIsMigDeviceHandle(nvmlDevice_t device, unsigned int *isMigDevice);
+nvmlReturn_t nvmlDeviceGetDeviceHandleFromMigDeviceHandle(nvmlDevice_t migDevice,
+                                                          nvmlDevice_t *device);
+nvmlReturn_t nvmlDeviceGetGpuInstanceId(nvmlDevice_t device, unsigned int *id);
+nvmlReturn_t nvmlDeviceGetComputeInstanceId(nvmlDevice_t device, unsigned int *id);
+nvmlReturn_t nvmlDeviceGetAttributes_v2(nvmlDevice_t device, nvmlDeviceAttributes_t *attributes);
+nvmlReturn_t nvmlDeviceGetGpuInstanceProfileInfo(nvmlDevice_t device, unsigned int profile,
+                                                 nvmlGpuInstanceProfileInfo_t *info);
+nvmlReturn_t nvmlDeviceGetGpuInstanceById(nvmlDevice_t device, unsigned int id,
+                                          nvmlGpuInstance_t *gpuInstance);
+nvmlReturn_t nvmlGpuInstanceGetInfo(nvmlGpuInstance_t gpuInstance, nvmlGpuInstanceInfo_t *info);
 
 #endif /* ACCELD_NVML_TYPES_H */

@@ -7,7 +7,7 @@ here=$(cd "$(dirname "$0")" && pwd)
 work=${1:-${TMPDIR:-/tmp}/fake-nvml-selftest-build}
 mkdir -p "$work"
 cc=${CC:-gcc}
-sources="$here/selftest.c $here/fake_nvml.c $here/fake_nvml_scenario.c $here/fake_nvml_events.c $here/fake_nvml_control.c"
+sources="$here/selftest.c $here/fake_nvml.c $here/fake_nvml_scenario.c $here/fake_nvml_events.c $here/fake_nvml_control.c $here/fake_nvml_mig.c"
 flags="-std=gnu11 -O1 -g -Wall -Wextra -Werror -D_GNU_SOURCE -fno-omit-frame-pointer"
 
 # shellcheck disable=SC2086

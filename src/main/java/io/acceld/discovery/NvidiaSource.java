@@ -31,7 +31,8 @@ public interface NvidiaSource {
    * UUIDs, memory, topology, NVLinks) does not change while the GPUs stay, and a full probe costs
    * hundreds of NVML calls, so a long-running agent rescans sysfs freely and leaves NVML alone.
    * Whether a GPU is lost is live state: after the first scan it is the health monitor's to report,
-   * so cached results carry {@code lost=false}.
+   * so cached results carry {@code lost=false}. MIG layouts change under a running agent (a
+   * re-partition): each scan reads the MIG devices of MIG-capable GPUs again, a few calls each.
    */
   static NvidiaSource cached(NvmlProbe probe) {
     return new NvidiaSource() {
@@ -41,6 +42,7 @@ public interface NvidiaSource {
       @Override
       public synchronized Optional<NvmlNodeInfo> info(Set<String> nvidiaAddresses) {
         if (nvidiaAddresses.equals(probedFor)) {
+          cached = cached.map(probe::refreshMig);
           return cached;
         }
         Optional<NvmlNodeInfo> fresh = Probing.safely(probe);
@@ -83,7 +85,9 @@ public interface NvidiaSource {
                           g.cpuAffinity(),
                           g.migEnabled(),
                           g.computeCapability(),
-                          false))
+                          false,
+                          g.migPending(),
+                          g.migDevices()))
               .toList(),
           info.links());
     }

@@ -2,6 +2,7 @@ package io.acceld.nvml;
 
 import static io.acceld.nvml.NvmlReturn.ERROR_FUNCTION_NOT_FOUND;
 import static io.acceld.nvml.NvmlReturn.ERROR_INVALID_ARGUMENT;
+import static io.acceld.nvml.NvmlReturn.ERROR_NOT_FOUND;
 import static io.acceld.nvml.NvmlReturn.ERROR_NOT_SUPPORTED;
 import static io.acceld.nvml.NvmlReturn.ERROR_TIMEOUT;
 import static io.acceld.nvml.NvmlReturn.SUCCESS;
@@ -13,6 +14,7 @@ import com.sun.jna.Pointer;
 import com.sun.jna.Structure;
 import com.sun.jna.ptr.PointerByReference;
 import java.nio.charset.StandardCharsets;
+import java.util.ArrayList;
 import java.util.Collections;
 import java.util.EnumMap;
 import java.util.EnumSet;
@@ -55,6 +57,9 @@ public final class Nvml implements AutoCloseable {
   private static final int CLOCK_SM = 1;
   private static final int CLOCK_MEM = 2;
   private static final int FEATURE_ENABLED = 1;
+
+  /** Far above the 18 profile indices of NVML 13.3: the enumeration ends at INVALID_ARGUMENT. */
+  private static final int MAX_GPU_INSTANCE_PROFILES = 64;
 
   private final NvmlLibrary lib;
   private final String source;
@@ -214,6 +219,11 @@ public final class Nvml implements AutoCloseable {
 
   /** Whether MIG is on; empty when the GPU or driver cannot do MIG. */
   public Optional<Boolean> migEnabled(NvmlDevice device) {
+    return migMode(device).map(NvmlMigMode::current);
+  }
+
+  /** MIG mode now and after the GPU's next reset; empty when the GPU or driver cannot do MIG. */
+  public Optional<NvmlMigMode> migMode(NvmlDevice device) {
     if (!supports(NvmlCapability.MIG_MODE)) {
       return Optional.empty();
     }
@@ -221,8 +231,109 @@ public final class Nvml implements AutoCloseable {
     int[] pending = new int[1];
     int rc = lib.nvmlDeviceGetMigMode(device.handle(), current, pending);
     return optional("nvmlDeviceGetMigMode", rc)
-        ? Optional.of(current[0] == FEATURE_ENABLED)
+        ? Optional.of(new NvmlMigMode(current[0] == FEATURE_ENABLED, pending[0] == FEATURE_ENABLED))
         : Optional.empty();
+  }
+
+  // ------------------------------------------------------------------ MIG devices
+
+  /**
+   * A MIG-enabled GPU's MIG devices with their MIG indices. Indices go sparse once an instance is
+   * destroyed: an index with none (NOT_FOUND, or INVALID_ARGUMENT on some drivers) is skipped.
+   * Empty when the GPU is not in MIG mode or the driver has no MIG calls.
+   */
+  public List<NvmlMigHandle> migDevices(NvmlDevice device) {
+    if (!supports(NvmlCapability.MIG_DEVICES)) {
+      return List.of();
+    }
+    int[] count = new int[1];
+    int rc = lib.nvmlDeviceGetMaxMigDeviceCount(device.handle(), count);
+    if (!optional("nvmlDeviceGetMaxMigDeviceCount", rc)) {
+      return List.of();
+    }
+    List<NvmlMigHandle> found = new ArrayList<>();
+    for (int index = 0; index < count[0]; index++) {
+      PointerByReference ref = new PointerByReference();
+      rc = lib.nvmlDeviceGetMigDeviceHandleByIndex(device.handle(), index, ref);
+      if (present(
+          "nvmlDeviceGetMigDeviceHandleByIndex",
+          rc,
+          ERROR_NOT_FOUND,
+          ERROR_INVALID_ARGUMENT,
+          ERROR_NOT_SUPPORTED)) {
+        found.add(new NvmlMigHandle(index, new NvmlDevice(ref.getValue())));
+      }
+    }
+    return List.copyOf(found);
+  }
+
+  /** The GPU-instance ID of a MIG device. */
+  public int gpuInstanceId(NvmlDevice migDevice) {
+    int[] id = new int[1];
+    require("nvmlDeviceGetGpuInstanceId", lib.nvmlDeviceGetGpuInstanceId(migDevice.handle(), id));
+    return id[0];
+  }
+
+  /** The compute-instance ID of a MIG device (within its GPU instance). */
+  public int computeInstanceId(NvmlDevice migDevice) {
+    int[] id = new int[1];
+    require(
+        "nvmlDeviceGetComputeInstanceId",
+        lib.nvmlDeviceGetComputeInstanceId(migDevice.handle(), id));
+    return id[0];
+  }
+
+  /** A MIG device's share of its GPU; empty where the driver predates the v2 attributes (11.1). */
+  public Optional<NvmlMigAttributes> migAttributes(NvmlDevice migDevice) {
+    if (!supports(NvmlCapability.MIG_ATTRIBUTES)) {
+      return Optional.empty();
+    }
+    long[] words = new long[NvmlWords.ATTRIBUTES_WORDS];
+    int rc = lib.nvmlDeviceGetAttributes_v2(migDevice.handle(), words);
+    return optional("nvmlDeviceGetAttributes_v2", rc)
+        ? Optional.of(NvmlWords.attributes(words))
+        : Optional.empty();
+  }
+
+  /**
+   * The GPU-instance profiles a MIG-capable GPU offers, by index from 0 until NVML says there are
+   * no more (INVALID_ARGUMENT): a count compiled into a header goes stale as drivers add profiles.
+   */
+  public List<NvmlGpuInstanceProfile> gpuInstanceProfiles(NvmlDevice device) {
+    if (!supports(NvmlCapability.MIG_PROFILES)) {
+      return List.of();
+    }
+    List<NvmlGpuInstanceProfile> profiles = new ArrayList<>();
+    for (int index = 0; index < MAX_GPU_INSTANCE_PROFILES; index++) {
+      long[] words = new long[NvmlWords.GPU_INSTANCE_PROFILE_WORDS];
+      int rc = lib.nvmlDeviceGetGpuInstanceProfileInfo(device.handle(), index, words);
+      if (rc == ERROR_INVALID_ARGUMENT) {
+        record("nvmlDeviceGetGpuInstanceProfileInfo", rc, ERROR_INVALID_ARGUMENT);
+        break;
+      }
+      if (present("nvmlDeviceGetGpuInstanceProfileInfo", rc, ERROR_NOT_SUPPORTED)) {
+        profiles.add(NvmlWords.gpuInstanceProfile(index, words));
+      }
+    }
+    return List.copyOf(profiles);
+  }
+
+  /**
+   * The profile ID of GPU instance {@code gpuInstanceId} on {@code device}. Privileged: throws
+   * {@link NvmlException} with NO_PERMISSION when the agent lacks the MIG monitor capability.
+   */
+  public OptionalInt gpuInstanceProfileId(NvmlDevice device, int gpuInstanceId) {
+    if (!supports(NvmlCapability.MIG_PROFILES)) {
+      return OptionalInt.empty();
+    }
+    PointerByReference instance = new PointerByReference();
+    int rc = lib.nvmlDeviceGetGpuInstanceById(device.handle(), gpuInstanceId, instance);
+    if (!present("nvmlDeviceGetGpuInstanceById", rc, ERROR_NOT_FOUND, ERROR_NOT_SUPPORTED)) {
+      return OptionalInt.empty();
+    }
+    long[] words = new long[NvmlWords.GPU_INSTANCE_INFO_WORDS];
+    require("nvmlGpuInstanceGetInfo", lib.nvmlGpuInstanceGetInfo(instance.getValue(), words));
+    return OptionalInt.of(NvmlWords.gpuInstanceProfileId(words));
   }
 
   /** E.g. {@code "9.0"}; empty when the driver cannot tell. */

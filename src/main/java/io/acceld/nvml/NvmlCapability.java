@@ -12,7 +12,10 @@ public enum NvmlCapability {
   NVLINK_REMOTE_PCI_INFO("nvmlDeviceGetNvLinkRemotePciInfo_v2"),
   CUDA_DRIVER_VERSION_V2("nvmlSystemGetCudaDriverVersion_v2"),
   MEMORY_INFO_V2("nvmlDeviceGetMemoryInfo_v2"),
-  REMAPPED_ROWS("nvmlDeviceGetRemappedRows");
+  REMAPPED_ROWS("nvmlDeviceGetRemappedRows"),
+  MIG_DEVICES("nvmlDeviceGetMigDeviceHandleByIndex"),
+  MIG_ATTRIBUTES("nvmlDeviceGetAttributes_v2"),
+  MIG_PROFILES("nvmlGpuInstanceGetInfo");
 
   private final String symbol;
 

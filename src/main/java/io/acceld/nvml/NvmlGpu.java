@@ -19,6 +19,8 @@ import java.util.Optional;
  * @param migEnabled empty when the GPU or driver cannot do MIG
  * @param computeCapability e.g. {@code 9.0}; empty if the driver cannot tell
  * @param lost the GPU answered GPU_IS_LOST: it fell off the bus and is unusable
+ * @param migPending the MIG mode after the GPU's next reset; empty as {@code migEnabled}
+ * @param migDevices the MIG devices of a GPU in MIG mode, by MIG index
  */
 public record NvmlGpu(
     int index,
@@ -30,12 +32,61 @@ public record NvmlGpu(
     List<Integer> cpuAffinity,
     Optional<Boolean> migEnabled,
     Optional<String> computeCapability,
-    boolean lost) {
+    boolean lost,
+    Optional<Boolean> migPending,
+    List<NvmlMigDevice> migDevices) {
 
   public NvmlGpu {
     Objects.requireNonNull(pciAddress, "pciAddress");
     cpuAffinity = List.copyOf(cpuAffinity);
     Objects.requireNonNull(migEnabled, "migEnabled");
     Objects.requireNonNull(computeCapability, "computeCapability");
+    Objects.requireNonNull(migPending, "migPending");
+    migDevices = List.copyOf(migDevices);
+  }
+
+  /** A GPU without MIG devices, its pending MIG mode the current one. */
+  public NvmlGpu(
+      int index,
+      String uuid,
+      String name,
+      int minor,
+      String pciAddress,
+      long memoryBytes,
+      List<Integer> cpuAffinity,
+      Optional<Boolean> migEnabled,
+      Optional<String> computeCapability,
+      boolean lost) {
+    this(
+        index,
+        uuid,
+        name,
+        minor,
+        pciAddress,
+        memoryBytes,
+        cpuAffinity,
+        migEnabled,
+        computeCapability,
+        lost,
+        migEnabled,
+        List.of());
+  }
+
+  /** This GPU with its MIG mode and devices read again. */
+  public NvmlGpu withMig(
+      Optional<Boolean> enabled, Optional<Boolean> pending, List<NvmlMigDevice> devices) {
+    return new NvmlGpu(
+        index,
+        uuid,
+        name,
+        minor,
+        pciAddress,
+        memoryBytes,
+        cpuAffinity,
+        enabled,
+        computeCapability,
+        lost,
+        pending,
+        devices);
   }
 }

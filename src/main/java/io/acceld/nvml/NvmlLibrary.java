@@ -144,6 +144,42 @@ public interface NvmlLibrary extends Library {
 
   int nvmlEventSetFree(Pointer set);
 
+  // MIG (optional: 11.0+, Ampere and newer). A MIG device's handle is an nvmlDevice_t too.
+
+  /** Optional. 0 when MIG is off or unsupported. */
+  int nvmlDeviceGetMaxMigDeviceCount(Pointer device, int[] count);
+
+  /** Optional. NOT_FOUND (or INVALID_ARGUMENT) for an index with no MIG device: they go sparse. */
+  int nvmlDeviceGetMigDeviceHandleByIndex(Pointer device, int index, PointerByReference migDevice);
+
+  /** Optional. */
+  int nvmlDeviceGetGpuInstanceId(Pointer migDevice, int[] id);
+
+  /** Optional. */
+  int nvmlDeviceGetComputeInstanceId(Pointer migDevice, int[] id);
+
+  /**
+   * Optional (11.1+). {@code nvmlDeviceAttributes_t} (its v2 ABI, 40 bytes) as {@link
+   * NvmlWords#ATTRIBUTES_WORDS} words; MIG handles only. The unversioned symbol is the 24-byte v1.
+   */
+  int nvmlDeviceGetAttributes_v2(Pointer migDevice, long[] attributes);
+
+  /**
+   * Optional. {@code nvmlGpuInstanceProfileInfo_t} (v1, 48 bytes) as {@link
+   * NvmlWords#GPU_INSTANCE_PROFILE_WORDS} words, for a profile <em>index</em>; INVALID_ARGUMENT
+   * past the last index, NOT_SUPPORTED for one this GPU lacks.
+   */
+  int nvmlDeviceGetGpuInstanceProfileInfo(Pointer device, int profile, long[] info);
+
+  /** Optional. Privileged: NO_PERMISSION without the MIG monitor capability. */
+  int nvmlDeviceGetGpuInstanceById(Pointer device, int id, PointerByReference gpuInstance);
+
+  /**
+   * Optional. {@code nvmlGpuInstanceInfo_t} (24 bytes) as {@link NvmlWords#GPU_INSTANCE_INFO_WORDS}
+   * words.
+   */
+  int nvmlGpuInstanceGetInfo(Pointer gpuInstance, long[] info);
+
   /** {@code nvmlPciInfo_t}, 68 bytes. */
   @Structure.FieldOrder({
     "busIdLegacy",

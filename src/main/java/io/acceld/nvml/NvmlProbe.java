@@ -4,6 +4,8 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
 import java.util.OptionalInt;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.function.Supplier;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -23,6 +25,10 @@ public final class NvmlProbe {
   static final int MAX_NVLINKS = 36;
 
   private final Nvml nvml;
+
+  // Said once per GPU for the life of the agent, not at every scan.
+  private final Set<String> noPermission = ConcurrentHashMap.newKeySet();
+  private final Set<String> namedWithoutProfile = ConcurrentHashMap.newKeySet();
 
   public NvmlProbe(Nvml nvml) {
     this.nvml = nvml;
@@ -78,13 +84,156 @@ public final class NvmlProbe {
             () -> nvml.memoryInfo(device).map(NvmlMemoryInfo::totalBytes).orElse(-1L),
             -1L);
     List<Integer> cpus = read.value("CPU affinity", () -> nvml.cpuAffinity(device), List.of());
-    Optional<Boolean> mig = read.value("MIG mode", () -> nvml.migEnabled(device), Optional.empty());
+    Optional<NvmlMigMode> mig =
+        read.value("MIG mode", () -> nvml.migMode(device), Optional.empty());
     Optional<String> cc =
         read.value("compute capability", () -> nvml.computeCapability(device), Optional.empty());
     List<String> peers = read.value("NVLinks", () -> nvlinkPeers(device), List.of());
+    List<NvmlMigDevice> migDevices =
+        mig.map(NvmlMigMode::current).orElse(false)
+            ? read.value("MIG devices", () -> migDevices(device, uuid, memory), List.of())
+            : List.of();
     NvmlGpu gpu =
-        new NvmlGpu(index, uuid, name, minor, pciAddress, memory, cpus, mig, cc, read.lost);
+        new NvmlGpu(
+            index,
+            uuid,
+            name,
+            minor,
+            pciAddress,
+            memory,
+            cpus,
+            mig.map(NvmlMigMode::current),
+            cc,
+            read.lost,
+            mig.map(NvmlMigMode::pending),
+            migDevices);
     return Optional.of(new ProbedGpu(device, gpu, peers));
+  }
+
+  /**
+   * Reads the MIG mode and MIG devices of every MIG-capable GPU in {@code info} again, keeping the
+   * rest: a few calls per GPU, so a long-running agent sees a re-partition at its next scan without
+   * probing everything again. A GPU that fails is kept as it was, with a WARN.
+   */
+  public NvmlNodeInfo refreshMig(NvmlNodeInfo info) {
+    List<NvmlGpu> gpus = new ArrayList<>();
+    for (NvmlGpu gpu : info.gpus()) {
+      if (gpu.migEnabled().isEmpty() || gpu.lost() || gpu.uuid() == null) {
+        gpus.add(gpu);
+        continue;
+      }
+      try {
+        NvmlDevice device = nvml.deviceByUuid(gpu.uuid());
+        Optional<NvmlMigMode> mode = nvml.migMode(device);
+        List<NvmlMigDevice> devices =
+            mode.map(NvmlMigMode::current).orElse(false)
+                ? migDevices(device, gpu.uuid(), gpu.memoryBytes())
+                : List.of();
+        gpus.add(
+            gpu.withMig(mode.map(NvmlMigMode::current), mode.map(NvmlMigMode::pending), devices));
+      } catch (NvmlException e) {
+        log.warn(
+            "GPU {} ({}): cannot read its MIG devices again: {}",
+            gpu.index(),
+            gpu.pciAddress(),
+            e.getMessage());
+        gpus.add(gpu);
+      }
+    }
+    return new NvmlNodeInfo(info.driverVersion(), info.cudaVersion(), gpus, info.links());
+  }
+
+  /**
+   * The MIG devices of a GPU in MIG mode, each with its profile string. The profile's index (which
+   * gives G and the suffix) takes the privileged GPU-instance lookup; without it the name is built
+   * from slice counts and memory, said once per GPU.
+   */
+  private List<NvmlMigDevice> migDevices(NvmlDevice parent, String parentUuid, long parentMemory) {
+    List<NvmlMigHandle> handles = nvml.migDevices(parent);
+    if (handles.isEmpty()) {
+      return List.of();
+    }
+    List<NvmlGpuInstanceProfile> profiles = null;
+    boolean unnamed = false;
+    List<NvmlMigDevice> devices = new ArrayList<>();
+    for (NvmlMigHandle h : handles) {
+      NvmlDevice mig = h.device();
+      String uuid = nvml.uuid(mig);
+      int gi = nvml.gpuInstanceId(mig);
+      int ci = nvml.computeInstanceId(mig);
+      Optional<NvmlMigAttributes> attributes = nvml.migAttributes(mig);
+      long memory = nvml.memoryInfo(mig).map(NvmlMemoryInfo::totalBytes).orElse(-1L);
+      long memoryMiB =
+          attributes.map(NvmlMigAttributes::memoryMiB).orElse(memory >= 0 ? memory >> 20 : 0L);
+      Optional<MigProfiles.Shape> shape = Optional.empty();
+      try {
+        OptionalInt profileId = nvml.gpuInstanceProfileId(parent, gi);
+        if (profileId.isPresent()) {
+          if (profiles == null) {
+            profiles = nvml.gpuInstanceProfiles(parent);
+          }
+          shape =
+              profiles.stream()
+                  .filter(p -> p.id() == profileId.getAsInt())
+                  .findFirst()
+                  .flatMap(p -> MigProfiles.shapeOf(p.index()));
+        }
+      } catch (NvmlException e) {
+        if (e.returnCode() == NvmlReturn.ERROR_NO_PERMISSION) {
+          noMonitorCapability(parentUuid);
+        } else {
+          throw e;
+        }
+      }
+      int gpuSlices =
+          shape
+              .map(MigProfiles.Shape::slices)
+              .orElse(attributes.map(NvmlMigAttributes::gpuInstanceSlices).orElse(0));
+      int computeSlices =
+          attributes.map(NvmlMigAttributes::computeInstanceSlices).orElse(gpuSlices);
+      String profile =
+          MigProfiles.name(
+              computeSlices,
+              gpuSlices,
+              memoryMiB,
+              parentMemory,
+              shape.map(MigProfiles.Shape::suffix).orElse(""));
+      unnamed |= shape.isEmpty();
+      devices.add(
+          new NvmlMigDevice(
+              h.migIndex(),
+              uuid,
+              gi,
+              ci,
+              profile,
+              shape.isPresent(),
+              memory >= 0 ? memory : memoryMiB << 20,
+              attributes));
+    }
+    if (unnamed && namedWithoutProfile.add(parentUuid)) {
+      log.warn(
+          "GPU {}: NVML cannot name the MIG profile of some of its devices; they are named from"
+              + " their slice counts and memory ({})",
+          parentUuid,
+          devices.stream()
+              .filter(d -> !d.profileNamed())
+              .map(NvmlMigDevice::profile)
+              .distinct()
+              .toList());
+    }
+    return List.copyOf(devices);
+  }
+
+  /** Once per GPU: the fix for NO_PERMISSION is the operator's. */
+  private void noMonitorCapability(String parentUuid) {
+    if (noPermission.add(parentUuid)) {
+      log.error(
+          "GPU {}: NVML answers NO_PERMISSION for its MIG instances: the agent lacks the MIG"
+              + " monitor capability. Give it read access to /dev/nvidia-caps/nvidia-cap2 (in a"
+              + " container: NVIDIA_MIG_MONITOR_DEVICES=all, or mount the nvidia-caps monitor"
+              + " node); until then MIG profiles are named from slice counts and memory",
+          parentUuid);
+    }
   }
 
   /** PCI addresses at the far end of each active NVLink, one entry per link. */

@@ -45,6 +45,27 @@ final class NvmlWords {
    */
   static final int FIELD_VALUE_WORDS = 5;
 
+  /**
+   * {@code nvmlDeviceAttributes_t} (v2 ABI), 40 bytes: multiprocessorCount (0),
+   * sharedCopyEngineCount (4), sharedDecoderCount (8), sharedEncoderCount (12), sharedJpegCount
+   * (16), sharedOfaCount (20), gpuInstanceSliceCount (24), computeInstanceSliceCount (28),
+   * memorySizeMB (32, 64-bit).
+   */
+  static final int ATTRIBUTES_WORDS = 5;
+
+  /**
+   * {@code nvmlGpuInstanceProfileInfo_t} (v1), 48 bytes: id (0), isP2pSupported (4), sliceCount
+   * (8), instanceCount (12), multiprocessorCount (16), copyEngineCount (20), decoderCount (24),
+   * encoderCount (28), jpegCount (32), ofaCount (36), memorySizeMB (40, 64-bit).
+   */
+  static final int GPU_INSTANCE_PROFILE_WORDS = 6;
+
+  /**
+   * {@code nvmlGpuInstanceInfo_t}, 24 bytes: device (0, a pointer), id (8), profileId (12),
+   * placement start (16) and size (20).
+   */
+  static final int GPU_INSTANCE_INFO_WORDS = 3;
+
   private static final int VALUE_DOUBLE = 0;
   private static final int VALUE_UNSIGNED_INT = 1;
   private static final int VALUE_UNSIGNED_LONG = 2;
@@ -71,6 +92,29 @@ final class NvmlWords {
 
   static NvmlEvent event(long[] words, NvmlDevice device, Optional<String> uuid) {
     return new NvmlEvent(device, uuid, words[1], words[2], lowerInt(words[3]), upperInt(words[3]));
+  }
+
+  static NvmlMigAttributes attributes(long[] w) {
+    return new NvmlMigAttributes(
+        lowerInt(w[0]),
+        upperInt(w[0]),
+        lowerInt(w[1]),
+        upperInt(w[1]),
+        lowerInt(w[2]),
+        upperInt(w[2]),
+        lowerInt(w[3]),
+        upperInt(w[3]),
+        w[4]);
+  }
+
+  static NvmlGpuInstanceProfile gpuInstanceProfile(int index, long[] w) {
+    return new NvmlGpuInstanceProfile(
+        index, lowerInt(w[0]), lowerInt(w[1]), upperInt(w[1]), lowerInt(w[2]), w[5]);
+  }
+
+  /** The profile ID of a GPU instance's info (offset 12). */
+  static int gpuInstanceProfileId(long[] w) {
+    return upperInt(w[1]);
   }
 
   /** An {@code nvmlMemory_v2_t} to pass in: zero but for its version. */

@@ -156,6 +156,13 @@ public final class NvmlScenario {
     for (Gpu gpu : gpus) {
       out.append(gpu.render()).append('\n');
     }
+    for (int i = 0; i < gpus.size(); i++) {
+      if (!gpus.get(i).migDevices().isEmpty()) {
+        out.append("mig ").append(i);
+        gpus.get(i).migDevices().forEach(p -> out.append(' ').append(p));
+        out.append('\n');
+      }
+    }
     appendPairs(out, "topo", topology);
     appendPairs(out, "nvlink", nvlinks);
     return out.toString();
@@ -216,9 +223,11 @@ public final class NvmlScenario {
    */
   public static final class Gpu {
     private final Map<String, String> attributes;
+    private final List<String> migDevices;
 
-    private Gpu(Map<String, String> attributes) {
+    private Gpu(Map<String, String> attributes, List<String> migDevices) {
       this.attributes = attributes;
+      this.migDevices = List.copyOf(migDevices);
     }
 
     /**
@@ -231,7 +240,7 @@ public final class NvmlScenario {
       Values.check(
           Values.PCI_ADDRESS.matcher(pciAddress).matches(), "not a PCI address: " + pciAddress);
       attributes.put("bus", pciAddress);
-      return new Gpu(attributes);
+      return new Gpu(attributes, List.of());
     }
 
     public String uuid() {
@@ -282,6 +291,29 @@ public final class NvmlScenario {
 
     public Gpu mig(Mig mig) {
       return with("mig", mig.value);
+    }
+
+    /** The MIG mode after the GPU's next reset (NVML's pending mode); the current one if unset. */
+    public Gpu migPending(boolean enabled) {
+      return with("mig-pending", enabled ? "1" : "0");
+    }
+
+    /** False: the agent lacks the MIG monitor capability (GPU-instance lookups: NO_PERMISSION). */
+    public Gpu migMonitor(boolean allowed) {
+      return with("mig-monitor", allowed ? "1" : "0");
+    }
+
+    /**
+     * The GPU's MIG devices by profile ({@code 1g.10gb}, {@code 1c.3g.40gb}; {@code @<gi>} picks
+     * the GPU-instance ID); needs {@link #mig(Mig)} ENABLED.
+     */
+    public Gpu migDevices(List<String> profiles) {
+      profiles.forEach(p -> Values.token("MIG profile", p));
+      return new Gpu(attributes, profiles);
+    }
+
+    public List<String> migDevices() {
+      return migDevices;
     }
 
     /** E.g. {@code 9.0}. */
@@ -392,7 +424,7 @@ public final class NvmlScenario {
     Gpu with(String key, String value) {
       Map<String, String> copy = new LinkedHashMap<>(attributes);
       copy.put(key, value);
-      return new Gpu(copy);
+      return new Gpu(copy, migDevices);
     }
 
     String render() {
@@ -403,12 +435,14 @@ public final class NvmlScenario {
 
     @Override
     public boolean equals(Object o) {
-      return o instanceof Gpu other && attributes.equals(other.attributes);
+      return o instanceof Gpu other
+          && attributes.equals(other.attributes)
+          && migDevices.equals(other.migDevices);
     }
 
     @Override
     public int hashCode() {
-      return attributes.hashCode();
+      return attributes.hashCode() * 31 + migDevices.hashCode();
     }
 
     @Override

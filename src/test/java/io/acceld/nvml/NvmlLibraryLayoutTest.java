@@ -129,4 +129,56 @@ class NvmlLibraryLayoutTest {
       assertThat(event.computeInstanceId()).isEqualTo(5);
     }
   }
+
+  @Test
+  void migAttributesDecodeAtTheirCOffsets() {
+    try (Memory c = new Memory(40)) {
+      int[] values = {16, 1, 2, 3, 4, 5, 1, 1}; // mp, ce, dec, enc, jpeg, ofa, gi slices, ci slices
+      for (int i = 0; i < values.length; i++) {
+        c.setInt(4L * i, values[i]);
+      }
+      c.setLong(32, 9856); // memorySizeMB
+
+      NvmlMigAttributes a = NvmlWords.attributes(c.getLongArray(0, NvmlWords.ATTRIBUTES_WORDS));
+
+      assertThat(NvmlWords.ATTRIBUTES_WORDS * 8).isEqualTo(40);
+      assertThat(a).isEqualTo(new NvmlMigAttributes(16, 1, 2, 3, 4, 5, 1, 1, 9856));
+    }
+  }
+
+  @Test
+  void gpuInstanceProfileInfoDecodesItsIdSlicesAndMemoryAtTheirCOffsets() {
+    try (Memory c = new Memory(48)) {
+      c.clear();
+      c.setInt(0, 19); // id: the driver's, not the index
+      c.setInt(4, 1); // isP2pSupported
+      c.setInt(8, 1); // sliceCount
+      c.setInt(12, 7); // instanceCount
+      c.setInt(16, 16); // multiprocessorCount
+      c.setLong(40, 9856); // memorySizeMB
+
+      NvmlGpuInstanceProfile p =
+          NvmlWords.gpuInstanceProfile(0, c.getLongArray(0, NvmlWords.GPU_INSTANCE_PROFILE_WORDS));
+
+      assertThat(NvmlWords.GPU_INSTANCE_PROFILE_WORDS * 8).isEqualTo(48);
+      assertThat(p).isEqualTo(new NvmlGpuInstanceProfile(0, 19, 1, 7, 16, 9856));
+    }
+  }
+
+  @Test
+  void gpuInstanceInfoGivesItsProfileIdAtOffsetTwelve() {
+    try (Memory c = new Memory(24)) {
+      c.clear();
+      c.setLong(0, 0x7f00deadbeefL); // device
+      c.setInt(8, 11); // id
+      c.setInt(12, 9); // profileId
+      c.setInt(16, 4); // placement.start
+      c.setInt(20, 3); // placement.size
+
+      assertThat(NvmlWords.GPU_INSTANCE_INFO_WORDS * 8).isEqualTo(24);
+      assertThat(
+              NvmlWords.gpuInstanceProfileId(c.getLongArray(0, NvmlWords.GPU_INSTANCE_INFO_WORDS)))
+          .isEqualTo(9);
+    }
+  }
 }

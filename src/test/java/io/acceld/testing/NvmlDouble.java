@@ -44,6 +44,11 @@ public final class NvmlDouble {
     int acceld_fake_set_ecc(int gpu, long corrected, long uncorrected);
 
     int acceld_fake_set_retired_pending(int gpu, int pending);
+
+    /**
+     * An event attributed to GPU instance {@code gi} and compute instance {@code ci} (-1: none).
+     */
+    int acceld_fake_inject_instance_event(int gpu, long eventType, long eventData, int gi, int ci);
   }
 
   private final Path directory;
