@@ -169,7 +169,12 @@ public final class AgentDaemon implements AutoCloseable {
                                 ledger.current(), config::sharing, config.get(Settings.DEV_ROOT)))
                         + "\n"));
     server.degradedBy(() -> degraded(storage, mesos));
-    server.notReadyBecause(() -> expected.unmet(store.current()));
+    server.notReadyBecause(
+        () -> {
+          List<String> reasons = new ArrayList<>(store.current().node().problems());
+          reasons.addAll(expected.unmet(store.current()));
+          return reasons;
+        });
     server.notAliveBecause(
         () -> {
           List<String> stuck = new ArrayList<>(agent.stuckLoops());

@@ -43,7 +43,8 @@ public final class NodeDiscovery implements AutoCloseable {
             new DeviceClassifier(config.rules()),
             nvml.map(NvmlProbe::new)
                 .map(p -> longRunning ? NvidiaSource.cached(p) : NvidiaSource.fresh(p))
-                .orElse(NvidiaSource.NONE));
+                .orElse(NvidiaSource.NONE),
+            config.get(Settings.MIG_STRATEGY));
     return new NodeDiscovery(nvml, scanner);
   }
 

@@ -1,11 +1,17 @@
 package io.acceld.cli;
 
 import io.acceld.config.AgentConfig;
+import io.acceld.config.ConfigException;
 import io.acceld.config.ConfigLoader;
 import io.acceld.config.EnvironmentCheck;
+import io.acceld.config.MigLayout;
+import io.acceld.config.MigStrategy;
+import io.acceld.config.Setting;
 import io.acceld.config.Settings;
 import io.acceld.simulate.SimulatedNode;
 import java.nio.file.Path;
+import java.util.LinkedHashMap;
+import java.util.Map;
 import java.util.Optional;
 import java.util.concurrent.Callable;
 import org.slf4j.Logger;
@@ -60,13 +66,25 @@ abstract class AgentCommand implements Callable<Integer> {
       return new Loaded(config, Optional.empty());
     }
     boolean nvmlChosen = config.sourceOf(Settings.NVML_LIBRARY) == AgentConfig.Source.FLAG;
-    SimulatedNode node =
-        SimulatedNode.create(
-            context.env(),
-            config.get(Settings.SIMULATE_GPUS),
-            config.get(Settings.SIMULATE_DIR),
-            !nvmlChosen);
-    return new Loaded(config.withSimulated(node.settings()), Optional.of(node));
+    MigLayout mig = config.get(Settings.SIMULATE_MIG);
+    SimulatedNode node;
+    try {
+      node =
+          SimulatedNode.create(
+              context.env(),
+              config.get(Settings.SIMULATE_GPUS),
+              mig,
+              config.get(Settings.SIMULATE_DIR),
+              !nvmlChosen);
+    } catch (IllegalArgumentException e) {
+      throw new ConfigException(e.getMessage());
+    }
+    Map<Setting<?>, Object> simulated = new LinkedHashMap<>(node.settings());
+    if (!mig.isEmpty() && config.sourceOf(Settings.MIG_STRATEGY) == AgentConfig.Source.DEFAULT) {
+      // A new user asked to see MIG: show each profile as its own resource.
+      simulated.put(Settings.MIG_STRATEGY, MigStrategy.MIXED);
+    }
+    return new Loaded(config.withSimulated(simulated), Optional.of(node));
   }
 
   /** A loaded configuration and, in simulate mode, the node it runs on (deleted on close). */

@@ -2,8 +2,11 @@ package io.acceld.cli;
 
 import java.nio.file.Path;
 import java.util.ArrayList;
+import java.util.Comparator;
+import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.TreeMap;
 
 /**
  * The {@code devices} table for people: one aligned row per device, rendered from the same rows as
@@ -24,20 +27,40 @@ final class DeviceTable {
     Path nodeDir = commonDirectory(devices);
     List<List<String>> rows = new ArrayList<>();
     rows.add(HEADER);
+    // Whole devices first, then each MIG-mode GPU on a line of its own with its MIG devices below.
+    List<Map<String, Object>> whole = new ArrayList<>();
+    Map<String, List<Map<String, Object>>> byParent = new TreeMap<>();
+    Map<String, String> parentPci = new HashMap<>();
     for (Map<String, Object> d : devices) {
-      Object reason = d.get("healthReason");
-      rows.add(
-          List.of(
-              text(d.get("resource")),
-              text(d.get("id")),
-              text(d.get("model")),
-              text(d.get("pciAddress")),
-              text(d.get("numaNode")),
-              text(d.get("health")) + (reason == null ? "" : " (" + reason + ")"),
-              holder(d),
-              text(d.get("heldSince")),
-              String.join(" ", nodes(d).stream().map(n -> relative(nodeDir, n)).toList())));
+      Object parent = d.get("parentId");
+      if (parent == null) {
+        whole.add(d);
+      } else {
+        byParent.computeIfAbsent(text(parent), k -> new ArrayList<>()).add(d);
+        parentPci.put(text(parent), text(d.get("pciAddress")));
+      }
     }
+    whole.forEach(d -> rows.add(row(d, "", nodeDir)));
+    byParent.entrySet().stream()
+        .sorted(Map.Entry.comparingByKey(Comparator.comparing(parentPci::get)))
+        .forEach(
+            e -> {
+              Map<String, Object> first = e.getValue().get(0);
+              String model = text(first.get("model"));
+              int mig = model.lastIndexOf(" MIG ");
+              rows.add(
+                  List.of(
+                      "",
+                      e.getKey(),
+                      (mig > 0 ? model.substring(0, mig) : model) + " (MIG mode)",
+                      text(first.get("pciAddress")),
+                      text(first.get("numaNode")),
+                      "",
+                      "",
+                      "",
+                      ""));
+              e.getValue().forEach(d -> rows.add(row(d, "└ ", nodeDir)));
+            });
     int[] widths = new int[HEADER.size()];
     for (List<String> row : rows) {
       for (int i = 0; i < row.size(); i++) {
@@ -63,6 +86,22 @@ final class DeviceTable {
         .findFirst()
         .ifPresent(d -> out.append("NVIDIA driver ").append(d.get("driverVersion")).append('\n'));
     return out.toString();
+  }
+
+  private static List<String> row(Map<String, Object> d, String indent, Path nodeDir) {
+    {
+      Object reason = d.get("healthReason");
+      return List.of(
+          text(d.get("resource")),
+          indent + text(d.get("id")),
+          text(d.get("model")),
+          text(d.get("pciAddress")),
+          text(d.get("numaNode")),
+          text(d.get("health")) + (reason == null ? "" : " (" + reason + ")"),
+          holder(d),
+          text(d.get("heldSince")),
+          String.join(" ", nodes(d).stream().map(n -> relative(nodeDir, n)).toList()));
+    }
   }
 
   /**

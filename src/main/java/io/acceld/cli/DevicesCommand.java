@@ -42,10 +42,12 @@ final class DevicesCommand extends AgentCommand {
           Settings.DEV_ROOT,
           Settings.PROC_ROOT,
           Settings.NVML_LIBRARY,
+          Settings.MIG_STRATEGY,
           Settings.STATE_DIR,
           Settings.LOG_LEVEL,
           Settings.LOG_FORMAT,
           Settings.SIMULATE_GPUS,
+          Settings.SIMULATE_MIG,
           Settings.SIMULATE_DIR,
           Settings.METRICS_AUTH,
           Settings.METRICS_TLS_CERT);

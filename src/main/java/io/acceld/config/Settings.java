@@ -95,6 +95,16 @@ public final class Settings {
           RegistrationMode.parser(),
           "classic");
 
+  public static final Setting<MigStrategy> MIG_STRATEGY =
+      new Setting<>(
+          "mig-strategy",
+          "STRATEGY",
+          "How MIG-enabled GPUs are advertised, as NVIDIA's device plugin does: none (every GPU"
+              + " whole), single (their MIG devices as nvidia.com/gpu; every GPU MIG-enabled with"
+              + " one profile) or mixed (each profile its own nvidia.com/mig-<profile>).",
+          MigStrategy.parser(),
+          "none");
+
   public static final Setting<Path> PLUGINS_REGISTRY_DIR =
       new Setting<>(
           "plugins-registry-dir",
@@ -373,6 +383,16 @@ public final class Settings {
           Parsers.path(),
           "/dev/shm");
 
+  public static final Setting<MigLayout> SIMULATE_MIG =
+      new Setting<>(
+          "simulate-mig",
+          "LAYOUT",
+          "MIG devices of --simulate's GPUs: GPU=PROFILE[*N],... per GPU, GPUs separated by ;"
+              + " (e.g. 0=1g.10gb*7;1=3g.40gb,2g.20gb*2). Those GPUs are in MIG mode, and"
+              + " --mig-strategy is mixed unless given. Ignored without --simulate.",
+          MigLayout.parser(),
+          "");
+
   /** All settings, in the order help and the README list them. */
   public static final List<Setting<?>> ALL =
       List.of(
@@ -380,6 +400,7 @@ public final class Settings {
           DEV_ROOT,
           PROC_ROOT,
           NVML_LIBRARY,
+          MIG_STRATEGY,
           EXPECT_DEVICES,
           FAIL_ON_INIT_ERROR,
           LOG_LEVEL,
@@ -419,6 +440,7 @@ public final class Settings {
           CDI_CHECK_INTERVAL,
           LOOP_STUCK_AFTER,
           SIMULATE_GPUS,
+          SIMULATE_MIG,
           SIMULATE_DIR);
 
   public static Optional<Setting<?>> byKey(String key) {

@@ -1,5 +1,6 @@
 package io.acceld.discovery;
 
+import io.acceld.config.MigStrategy;
 import io.acceld.inventory.Device;
 import io.acceld.inventory.HealthProblem;
 import io.acceld.inventory.Inventory;
@@ -23,6 +24,7 @@ import java.util.Map;
 import java.util.Optional;
 import java.util.OptionalInt;
 import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.stream.Collectors;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -43,6 +45,11 @@ public final class InventoryScanner {
   private final Path devRoot;
   private final Path procRoot;
   private final NvidiaSource nvidia;
+  private final MigStrategy migStrategy;
+
+  // Said once per state, not at every scan: a pending MIG mode, a broken single strategy.
+  private final Set<String> pendingWarned = ConcurrentHashMap.newKeySet();
+  private volatile Optional<String> lastViolation = Optional.empty();
 
   /** A fault in the hardware's data repeats on every rescan; say so now and then, not each time. */
   private final RateLimitedLog faults = new RateLimitedLog(log, Duration.ofMinutes(10));
@@ -53,6 +60,17 @@ public final class InventoryScanner {
       Path procRoot,
       DeviceClassifier classifier,
       NvidiaSource nvidia) {
+    this(sysfsRoot, devRoot, procRoot, classifier, nvidia, MigStrategy.NONE);
+  }
+
+  public InventoryScanner(
+      Path sysfsRoot,
+      Path devRoot,
+      Path procRoot,
+      DeviceClassifier classifier,
+      NvidiaSource nvidia,
+      MigStrategy migStrategy) {
+    this.migStrategy = migStrategy;
     this.pci = new SysfsPciScanner(sysfsRoot);
     this.classifier = classifier;
     this.nodes = new DeviceNodeResolver(devRoot);
@@ -80,6 +98,13 @@ public final class InventoryScanner {
     Map<String, NvmlGpu> gpusByAddress = new HashMap<>(records.byAddress());
     records.conflicts().values().forEach(reason -> faults.warn("{}", reason));
 
+    records.byAddress().values().forEach(this::warnPendingMigMode);
+    MigExpansion mig =
+        new MigExpansion(
+            migStrategy,
+            devRoot,
+            procRoot,
+            records.byAddress().values().stream().anyMatch(MigExpansion::inMigMode));
     List<Device> devices = new ArrayList<>();
     Map<String, PciDevice> pciById = new HashMap<>();
     for (Map.Entry<PciDevice, String> entry : classified.entrySet()) {
@@ -92,18 +117,20 @@ public final class InventoryScanner {
                   HealthProblem.of(
                       HealthProblem.Kind.NVML_ERROR, records.conflicts().get(d.address())))
               : List.of();
-      Device device = build(d, entry.getValue(), gpu, nvidiaInPciOrder.indexOf(d), conflicts);
-      if (pciById.containsKey(device.id())) {
-        // Any other source of a repeated ID must still cost one device, never the whole scan.
-        faults.warn(
-            "Leaving out the device at {}: its ID {} is already the device at {}'s",
-            d.address(),
-            ClientText.quote(device.id()),
-            pciById.get(device.id()).address());
-        continue;
+      Device built = build(d, entry.getValue(), gpu, nvidiaInPciOrder.indexOf(d), conflicts);
+      for (Device device : nvidia ? mig.expand(built, gpu) : List.of(built)) {
+        if (pciById.containsKey(device.id())) {
+          // Any other source of a repeated ID must still cost one device, never the whole scan.
+          faults.warn(
+              "Leaving out the device at {}: its ID {} is already the device at {}'s",
+              d.address(),
+              ClientText.quote(device.id()),
+              pciById.get(device.id()).address());
+          continue;
+        }
+        devices.add(device);
+        pciById.put(device.id(), d);
       }
-      devices.add(device);
-      pciById.put(device.id(), d);
     }
     if (!gpusByAddress.isEmpty()) {
       log.warn(
@@ -119,8 +146,45 @@ public final class InventoryScanner {
                         Optional.ofNullable(i.driverVersion()),
                         Optional.ofNullable(i.cudaVersion())))
             .orElse(NodeInfo.EMPTY);
+    MigExpansion.Result result = mig.finish(devices, node);
+    reportViolation(result.violation());
     return new Inventory(
-        devices, node, topology(devices, pciById, nvmlInfo, records.conflicts().keySet()));
+        result.devices(),
+        result.node(),
+        topology(result.devices(), pciById, nvmlInfo, records.conflicts().keySet()));
+  }
+
+  /** A GPU whose MIG mode changes at its next reset: one WARN, and the change is seen then. */
+  private void warnPendingMigMode(NvmlGpu gpu) {
+    if (gpu.migEnabled().isEmpty() || gpu.migPending().isEmpty()) {
+      return;
+    }
+    boolean current = gpu.migEnabled().get();
+    boolean pending = gpu.migPending().get();
+    String key = gpu.pciAddress() + (pending ? " on" : " off");
+    if (current == pending) {
+      pendingWarned.remove(gpu.pciAddress() + " on");
+      pendingWarned.remove(gpu.pciAddress() + " off");
+    } else if (pendingWarned.add(key)) {
+      log.warn(
+          "GPU {} ({}): MIG mode is {} now and {} after the GPU is next reset; advertised as it"
+              + " is now until then",
+          gpu.uuid(),
+          gpu.pciAddress(),
+          current ? "enabled" : "disabled",
+          pending ? "enabled" : "disabled");
+    }
+  }
+
+  /** One ERROR per distinct violation of the single strategy's rules, and one INFO when mended. */
+  private void reportViolation(Optional<String> violation) {
+    Optional<String> previous = lastViolation;
+    lastViolation = violation;
+    if (violation.isPresent() && !violation.equals(previous)) {
+      log.error("{}: no GPU of the node is advertised until this is fixed", violation.get());
+    } else if (violation.isEmpty() && previous.isPresent()) {
+      log.info("The node meets --mig-strategy single's rules again");
+    }
   }
 
   private Device build(
@@ -241,6 +305,10 @@ public final class InventoryScanner {
         Device a = devices.get(i);
         Device b = devices.get(j);
         if (!a.resource().equals(b.resource())) {
+          continue;
+        }
+        if (a.pciAddress().equals(b.pciAddress())) {
+          topology.put(a.id(), b.id(), PcieLevel.INTERNAL, 0); // MIG devices of one GPU
           continue;
         }
         Topology.Link link = nvml.link(a.pciAddress(), b.pciAddress());

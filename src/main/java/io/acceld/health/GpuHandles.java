@@ -3,6 +3,7 @@ package io.acceld.health;
 import io.acceld.discovery.DeviceClassifier;
 import io.acceld.inventory.Device;
 import io.acceld.inventory.Inventory;
+import io.acceld.inventory.MigDetails;
 import io.acceld.nvml.Nvml;
 import io.acceld.nvml.NvmlDevice;
 import java.util.List;
@@ -38,9 +39,16 @@ final class GpuHandles {
     if (cached != null) {
       return cached;
     }
+    // Health is the GPU's: a MIG device is watched and probed through its parent's handle.
     NvmlDevice handle =
         device.nvidia().isPresent()
-            ? nvml.deviceByUuid(device.nvidia().get().uuid())
+            ? nvml.deviceByUuid(
+                device
+                    .nvidia()
+                    .get()
+                    .mig()
+                    .map(MigDetails::parentUuid)
+                    .orElse(device.nvidia().get().uuid()))
             : nvml.deviceByPciBusId(device.pciAddress());
     byDeviceId.put(device.id(), handle);
     return handle;

@@ -43,7 +43,10 @@ public final class HealthMonitor implements AutoCloseable {
       Clock clock,
       Settings settings) {
     this.events =
-        nvml.map(n -> new NvmlEventMonitor(n, discovered, marks, settings.xids(), listener, clock));
+        nvml.map(
+            n ->
+                new NvmlEventMonitor(
+                    n, discovered, marks, settings.xids(), listener, rediscover, clock));
     this.prober =
         events.map(
             e ->

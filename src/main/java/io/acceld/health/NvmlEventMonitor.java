@@ -2,6 +2,8 @@ package io.acceld.health;
 
 import io.acceld.inventory.Device;
 import io.acceld.inventory.Inventory;
+import io.acceld.inventory.MigDetails;
+import io.acceld.inventory.NvidiaDetails;
 import io.acceld.nvml.Nvml;
 import io.acceld.nvml.NvmlDevice;
 import io.acceld.nvml.NvmlEvent;
@@ -13,8 +15,11 @@ import io.acceld.util.Backoff;
 import io.acceld.util.LoopWatchdog;
 import java.time.Clock;
 import java.time.Duration;
+import java.time.Instant;
+import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.LinkedHashMap;
+import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.concurrent.CountDownLatch;
@@ -63,6 +68,7 @@ public final class NvmlEventMonitor implements AutoCloseable {
   private final HealthMarks marks;
   private final XidPolicy xids;
   private final HealthListener listener;
+  private final Runnable rediscover;
   private final Clock clock;
   private final Thread thread;
   private final CountDownLatch stop = new CountDownLatch(1);
@@ -75,7 +81,9 @@ public final class NvmlEventMonitor implements AutoCloseable {
   // Confined to the monitor thread.
   private NvmlEventSet set;
   private Map<String, Device> watched = Map.of();
-  private final Map<NvmlDevice, Device> byHandle = new HashMap<>();
+  // A GPU's handle, and the devices it stands for: the GPU, or its MIG devices (NVML delivers
+  // their events on the parent, with the GPU- and compute-instance IDs).
+  private final Map<NvmlDevice, List<Device>> byHandle = new HashMap<>();
   private final Backoff backoff = new Backoff(FIRST_BACKOFF, MAX_BACKOFF);
 
   /** What the monitor is doing. */
@@ -95,6 +103,21 @@ public final class NvmlEventMonitor implements AutoCloseable {
       XidPolicy xids,
       HealthListener listener,
       Clock clock) {
+    this(nvml, discovered, marks, xids, listener, () -> {}, clock);
+  }
+
+  /**
+   * @param rediscover asks discovery for a new snapshot soon: NVML said a GPU's MIG layout changed
+   */
+  public NvmlEventMonitor(
+      Nvml nvml,
+      Supplier<Inventory> discovered,
+      HealthMarks marks,
+      XidPolicy xids,
+      HealthListener listener,
+      Runnable rediscover,
+      Clock clock) {
+    this.rediscover = rediscover;
     this.nvml = nvml;
     this.handles = new GpuHandles(nvml);
     this.discovered = discovered;
@@ -299,13 +322,19 @@ public final class NvmlEventMonitor implements AutoCloseable {
     for (Device d : wanted.values()) {
       try {
         NvmlDevice handle = handles.of(d);
-        long mask = WATCHED_EVENTS & nvml.supportedEventTypes(handle);
+        List<Device> sharing = byHandle.get(handle);
+        if (sharing != null) {
+          sharing.add(d); // another MIG device of a GPU already registered
+          continue;
+        }
+        long supported = nvml.supportedEventTypes(handle);
+        long mask = WATCHED_EVENTS & supported;
         if (mask == 0) {
           log.info("GPU {} reports no XID or ECC events; only probes watch its health", d.id());
           continue;
         }
-        nvml.registerEvents(handle, mask, set);
-        byHandle.put(handle, d);
+        nvml.registerEvents(handle, mask | (supported & NvmlEventType.MIG_CONFIG_CHANGE), set);
+        byHandle.put(handle, new ArrayList<>(List.of(d)));
       } catch (NvmlException e) {
         if (missingFunction(e)) {
           throw e; // for the loop: no GPU can be watched
@@ -329,33 +358,84 @@ public final class NvmlEventMonitor implements AutoCloseable {
   /** Records what {@code event} says; true if a mark was raised or renewed (to publish). */
   private boolean handle(NvmlEvent event) {
     // The handle identifies the GPU even when NVML could not name it (lost meanwhile).
-    Device device = byHandle.get(event.device());
-    if (device == null) {
+    List<Device> devices = byHandle.get(event.device());
+    if (devices == null) {
       log.debug("NVML event for a GPU we do not watch: {}", event);
+      return false;
+    }
+    if ((event.eventType() & NvmlEventType.MIG_CONFIG_CHANGE) != 0) {
+      log.info("NVML reports a MIG configuration change on GPU {}; rescanning", gpuOf(devices));
+      rediscover.run();
       return false;
     }
     if (event.isXid()) {
       int xid = (int) event.eventData();
       boolean ignored = xids.isIgnored(xid);
-      listener.xid(device, xid, ignored);
+      List<Device> hit = struck(devices, event);
+      hit.forEach(d -> listener.xid(d, xid, ignored));
       if (ignored) {
         log.info(
             "GPU {} reported XID {} ({}), which is on the ignore list",
-            device.id(),
+            gpuOf(devices),
             xid,
             XidNames.name(xid));
         return false;
       }
-      marks.mark(HealthMark.xid(device.id(), xid, clock.instant()));
-      return true;
+      Instant now = clock.instant();
+      hit.forEach(d -> marks.mark(HealthMark.xid(d.id(), xid, now)));
+      return !hit.isEmpty();
     } else if ((event.eventType() & NvmlEventType.DOUBLE_BIT_ECC_ERROR) != 0) {
-      marks.mark(
-          HealthMark.of(device.id(), HealthSource.ECC, clock.instant(), "double-bit ECC error"));
+      Instant now = clock.instant();
+      devices.forEach(
+          d -> marks.mark(HealthMark.of(d.id(), HealthSource.ECC, now, "double-bit ECC error")));
       return true;
     } else if ((event.eventType() & NvmlEventType.SINGLE_BIT_ECC_ERROR) != 0) {
-      listener.singleBitEcc(device);
+      devices.forEach(listener::singleBitEcc);
     }
     return false;
+  }
+
+  /**
+   * The devices an XID strikes. One that names a GPU instance (and perhaps a compute instance)
+   * strikes the MIG devices of that instance only; one for the whole GPU (both IDs 0xFFFFFFFF)
+   * strikes the GPU, or every MIG device on it. Unlike the incumbent (one MIG device per GPU in its
+   * event map, its issue #1929), every MIG device of the GPU is considered.
+   */
+  private static List<Device> struck(List<Device> devices, NvmlEvent event) {
+    if (event.wholeGpu() && event.gpuInstanceId() == -1) {
+      return devices;
+    }
+    List<Device> hit = new ArrayList<>();
+    for (Device d : devices) {
+      Optional<MigDetails> mig = d.nvidia().flatMap(NvidiaDetails::mig);
+      if (mig.isEmpty()) {
+        hit.add(d); // a whole GPU: an instance's fault is its fault
+      } else if (mig.get().gpuInstanceId() == event.gpuInstanceId()
+          && (event.computeInstanceId() == -1
+              || mig.get().computeInstanceId() == event.computeInstanceId())) {
+        hit.add(d);
+      }
+    }
+    if (hit.isEmpty()) {
+      log.warn(
+          "GPU {} reported XID {} for GPU instance {} compute instance {}, which none of its"
+              + " advertised MIG devices is",
+          gpuOf(devices),
+          event.eventData(),
+          event.gpuInstanceId(),
+          event.computeInstanceId());
+    }
+    return hit;
+  }
+
+  /** The GPU a handle's devices are on: its UUID, or the parent's of its MIG devices. */
+  private static String gpuOf(List<Device> devices) {
+    Device first = devices.get(0);
+    return first
+        .nvidia()
+        .flatMap(NvidiaDetails::mig)
+        .map(MigDetails::parentUuid)
+        .orElse(first.id());
   }
 
   /** Probes each watched GPU once; marks those that answer lost. True if any was found. */
@@ -369,7 +449,9 @@ public final class NvmlEventMonitor implements AutoCloseable {
           throw e; // for the loop: lost GPUs cannot be told apart
         }
         if (e.isGpuLost()) {
-          found |= marks.mark(lostMark(entry.getValue()));
+          for (Device d : entry.getValue()) {
+            found |= marks.mark(lostMark(d));
+          }
         }
       }
     }

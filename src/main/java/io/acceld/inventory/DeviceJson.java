@@ -58,6 +58,14 @@ public final class DeviceJson {
                 }
                 n.computeCapability().ifPresent(cc -> row.put("computeCapability", cc));
                 n.migEnabled().ifPresent(mig -> row.put("migEnabled", mig));
+                n.mig()
+                    .ifPresent(
+                        mig -> {
+                          row.put("migProfile", mig.profile());
+                          row.put("parentId", mig.parentUuid());
+                          row.put("gpuInstanceId", mig.gpuInstanceId());
+                          row.put("computeInstanceId", mig.computeInstanceId());
+                        });
               });
       return row;
     }

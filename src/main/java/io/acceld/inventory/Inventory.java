@@ -65,9 +65,12 @@ public final class Inventory {
     return topology;
   }
 
-  /** Resource names that have at least one device. */
+  /**
+   * Resource names to advertise: those that have at least one device, and those discovery says to
+   * advertise empty ({@link NodeInfo#emptyResources}).
+   */
   public SortedSet<String> resources() {
-    SortedSet<String> names = new TreeSet<>();
+    SortedSet<String> names = new TreeSet<>(node.emptyResources());
     devices.forEach(d -> names.add(d.resource()));
     return Collections.unmodifiableSortedSet(names);
   }

@@ -13,9 +13,15 @@ import java.util.TreeSet;
  * @param removed devices only in the older snapshot
  * @param changed devices in both whose value differs (health, nodes, attributes)
  * @param topologyChanged whether pairwise topology differs
+ * @param nodeChanged whether the node's facts differ (a resource advertised empty, a problem that
+ *     keeps the node unready): worth publishing although no device changed
  */
 public record InventoryDiff(
-    List<Device> added, List<Device> removed, List<Change> changed, boolean topologyChanged) {
+    List<Device> added,
+    List<Device> removed,
+    List<Change> changed,
+    boolean topologyChanged,
+    boolean nodeChanged) {
 
   /** One device before and after. */
   public record Change(Device before, Device after) {}
@@ -42,11 +48,20 @@ public record InventoryDiff(
     }
     List<Device> removed =
         before.devices().stream().filter(d -> after.device(d.id()).isEmpty()).toList();
-    return new InventoryDiff(added, removed, changed, !before.topology().equals(after.topology()));
+    return new InventoryDiff(
+        added,
+        removed,
+        changed,
+        !before.topology().equals(after.topology()),
+        !before.node().equals(after.node()));
   }
 
   public boolean isEmpty() {
-    return added.isEmpty() && removed.isEmpty() && changed.isEmpty() && !topologyChanged;
+    return added.isEmpty()
+        && removed.isEmpty()
+        && changed.isEmpty()
+        && !topologyChanged
+        && !nodeChanged;
   }
 
   /** Resource names touched by this diff, in order. */

@@ -247,10 +247,13 @@ public final class KubeletPublisher implements AutoCloseable {
   }
 
   /**
-   * Brings the servers in line with {@code availability}: stops those whose resource is gone,
-   * starts new ones, and sends each running one its new view. The ListAndWatch broadcast comes
-   * before any file I/O, so a CDI write never delays what the kubelet is told; a new resource's
-   * spec is written before its server starts, so Allocate never names a device the spec lacks.
+   * Brings the servers in line with {@code availability}: starts new ones and sends each running
+   * one its new view. A resource whose devices are all gone keeps its server and registration with
+   * an empty list, so the kubelet's capacity for it drops to 0 (a MIG profile removed by a
+   * re-partition, the last GPU unplugged) instead of lingering as stale capacity. The ListAndWatch
+   * broadcast comes before any file I/O, so a CDI write never delays what the kubelet is told; a
+   * new resource's spec is written before its server starts, so Allocate never names a device the
+   * spec lacks.
    */
   public void reconcile(Availability availability) {
     synchronized (lock) {
@@ -263,13 +266,12 @@ public final class KubeletPublisher implements AutoCloseable {
             ResourceView.of(availability, resource, settings.sharing().apply(resource));
         desired.put(view.advertisedName(), view);
       }
-      for (var it = plugins.entrySet().iterator(); it.hasNext(); ) {
-        ResourcePlugin plugin = it.next().getValue();
+      for (ResourcePlugin plugin : plugins.values()) {
         if (!desired.containsKey(plugin.name())) {
-          log.info("Resource {} has no devices any more; stopping its server", plugin.name());
-          removeCdi(plugin); // while its lock is still held
-          plugin.close();
-          it.remove();
+          if (!plugin.view().devices().isEmpty()) {
+            log.info("Resource {} has no devices any more; advertising it empty", plugin.name());
+          }
+          desired.put(plugin.name(), plugin.view().emptied(availability));
         }
       }
       desired.forEach(

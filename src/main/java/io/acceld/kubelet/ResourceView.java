@@ -82,6 +82,11 @@ public final class ResourceView {
     return new ResourceView(resource, advertisedName(resource, policy), advertised, inventory);
   }
 
+  /** This resource with no device, in {@code availability}'s inventory: it has none left. */
+  ResourceView emptied(Availability availability) {
+    return new ResourceView(resource, advertisedName, List.of(), availability.inventory());
+  }
+
   private static ListAndWatchResponse render(List<AdvertisedDevice> devices) {
     ListAndWatchResponse.Builder response = ListAndWatchResponse.newBuilder();
     for (AdvertisedDevice a : devices) {

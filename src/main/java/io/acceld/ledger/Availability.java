@@ -22,6 +22,8 @@ public final class Availability {
   private final Inventory inventory;
   private final List<Lease> leases;
   private final Map<String, List<Lease>> byDevice;
+  // Leases of MIG devices by the GPU they are part of.
+  private final Map<String, List<Lease>> byParent;
 
   Availability(long version, Inventory inventory, List<Lease> leases) {
     this.version = version;
@@ -33,6 +35,32 @@ public final class Availability {
     }
     index.replaceAll((d, l) -> List.copyOf(l));
     this.byDevice = Collections.unmodifiableMap(index);
+    Map<String, List<Lease>> parents = new LinkedHashMap<>();
+    for (Lease l : this.leases) {
+      l.partOf().ifPresent(p -> parents.computeIfAbsent(p, k -> new ArrayList<>(1)).add(l));
+    }
+    this.byParent = Collections.unmodifiableMap(parents);
+  }
+
+  /** The GPU a MIG device is part of; empty for a whole device. */
+  public static Optional<String> parentOf(Device device) {
+    return device.nvidia().flatMap(n -> n.mig()).map(m -> m.parentUuid());
+  }
+
+  /**
+   * The leases that keep {@code device} from being leased: its own, and for a MIG device those of
+   * its GPU leased whole, for a whole GPU those of its MIG devices. A GPU serves one holder whole
+   * or its MIG devices serve theirs, never both.
+   */
+  public List<Lease> conflicting(Device device) {
+    List<Lease> found = new ArrayList<>(leasesOf(device.id()));
+    Optional<String> parent = parentOf(device);
+    if (parent.isPresent()) {
+      found.addAll(leasesOf(parent.get()));
+    } else {
+      found.addAll(byParent.getOrDefault(device.id(), List.of()));
+    }
+    return found;
   }
 
   /**
@@ -71,10 +99,10 @@ public final class Availability {
     return byDevice.containsKey(deviceId);
   }
 
-  /** Present, Healthy and not leased at all. */
+  /** Present, Healthy and not leased at all, nor its GPU or MIG devices ({@link #conflicting}). */
   public boolean isAvailable(Device device) {
     return device.isHealthy()
-        && !isLeased(device.id())
+        && conflicting(device).isEmpty()
         && inventory.device(device.id()).isPresent();
   }
 
@@ -88,7 +116,9 @@ public final class Availability {
    * viewer's to hand out, whatever its health.
    */
   public Optional<Lease> heldAgainst(String deviceId, Publisher viewer) {
-    for (Lease l : leasesOf(deviceId)) {
+    List<Lease> holding =
+        inventory.device(deviceId).map(this::conflicting).orElseGet(() -> leasesOf(deviceId));
+    for (Lease l : holding) {
       if (l.holder().publisher() != viewer) {
         return Optional.of(l);
       }

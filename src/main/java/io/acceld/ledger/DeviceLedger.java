@@ -238,14 +238,24 @@ public final class DeviceLedger implements InventoryStore.Listener, AutoCloseabl
             }
           }
           claimed.put(slot, holder);
-          for (Lease existing : overlapping(slot)) {
-            if (existing.holder().equals(holder)) {
-              continue;
+          List<Lease> holding = new ArrayList<>(overlapping(slot));
+          holding.addAll(family(device));
+          for (Lease existing : holding) {
+            if (existing.holder().equals(holder) && existing.deviceId().equals(slot.deviceId())) {
+              continue; // a retried call: its own lease of this very device
             }
             if (holder.publisher().takesOver(existing.holder())) {
               takenOver.add(existing);
-            } else {
+            } else if (existing.deviceId().equals(slot.deviceId())) {
               refused.add("device " + slot + " is held by " + existing.describeHolder());
+            } else {
+              refused.add(
+                  "device "
+                      + slot
+                      + " shares its GPU with "
+                      + existing.slot()
+                      + ", which is held by "
+                      + existing.describeHolder());
             }
           }
         }
@@ -269,7 +279,9 @@ public final class DeviceLedger implements InventoryStore.Listener, AutoCloseabl
             granted.add(existing);
             continue;
           }
-          Lease lease = new Lease(slot, request.holder(), now, request.why());
+          Optional<String> partOf =
+              inventory.device(slot.deviceId()).flatMap(Availability::parentOf);
+          Lease lease = new Lease(slot, request.holder(), now, request.why(), partOf);
           leases.put(slot, lease);
           granted.add(lease);
           changed = true;
@@ -392,6 +404,24 @@ public final class DeviceLedger implements InventoryStore.Listener, AutoCloseabl
   }
 
   // Called with the lock held.
+  /**
+   * Leases on the rest of {@code device}'s GPU: for a MIG device its GPU leased whole, for a whole
+   * GPU any of its MIG devices (by the GPU each lease says it is part of).
+   */
+  @GuardedBy("lock")
+  private List<Lease> family(Device device) {
+    Optional<String> parent = Availability.parentOf(device);
+    List<Lease> found = new ArrayList<>();
+    for (Lease l : leases.values()) {
+      if (parent.isPresent()
+          ? l.deviceId().equals(parent.get())
+          : l.partOf().equals(Optional.of(device.id()))) {
+        found.add(l);
+      }
+    }
+    return found;
+  }
+
   private List<Lease> overlapping(ReplicaId slot) {
     List<Lease> found = new ArrayList<>(1);
     if (!slot.isWhole()) {

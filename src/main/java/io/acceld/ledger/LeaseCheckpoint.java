@@ -182,6 +182,7 @@ public final class LeaseCheckpoint {
       n.put("holder", h);
       n.put("since", l.since().toString());
       n.put("why", l.why());
+      l.partOf().ifPresent(parent -> n.put("partOf", parent));
       list.add(n);
     }
     Map<String, Object> root = new LinkedHashMap<>();
@@ -237,7 +238,11 @@ public final class LeaseCheckpoint {
           case KUBELET_PENDING -> new Holder.KubeletPending(text(h, "allocation"));
           case MESOS_TASK -> new Holder.MesosTask(text(h, "framework"), text(h, "task"));
         };
-    return new Lease(slot, holder, Instant.parse(text(n, "since")), text(n, "why"));
+    Optional<String> partOf =
+        n.get("partOf") instanceof String parent && !parent.isBlank()
+            ? Optional.of(parent)
+            : Optional.empty();
+    return new Lease(slot, holder, Instant.parse(text(n, "since")), text(n, "why"), partOf);
   }
 
   /** A replica number as written: an integer in int's range, else -1, which ReplicaId refuses. */

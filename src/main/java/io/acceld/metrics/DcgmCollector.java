@@ -294,14 +294,25 @@ public final class DcgmCollector implements MeterBinder, MultiCollector {
             gpu.modelName(),
             labelNames.hostname(),
             hostname);
+    if (gpu.mig().isPresent()) {
+      // dcgm-exporter's GPU-instance series: the parent's labels plus the instance's.
+      base =
+          base.merge(
+              Labels.of(
+                  "GPU_I_ID",
+                  Integer.toString(gpu.mig().get().gpuInstanceId()),
+                  "GPU_I_PROFILE",
+                  gpu.mig().get().profile()));
+    }
     Optional<Holder.KubeletPod> owner = owners.apply(gpu.deviceId());
+    Labels labels = base;
     return owner
         .map(
             p ->
-                base.merge(
+                labels.merge(
                     Labels.of(
                         "pod", p.pod(), "namespace", p.namespace(), "container", p.container())))
-        .orElse(base);
+        .orElse(labels);
   }
 
   @Override

@@ -4,12 +4,14 @@ import io.acceld.inventory.Device;
 import io.acceld.inventory.Inventory;
 import io.acceld.inventory.InventoryDiff;
 import io.acceld.inventory.InventoryStore;
+import io.acceld.inventory.NvidiaDetails;
 import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.MultiGauge;
 import io.micrometer.core.instrument.Tags;
 import io.micrometer.core.instrument.binder.MeterBinder;
 import java.util.ArrayList;
+import java.util.Comparator;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
@@ -23,7 +25,9 @@ import java.util.TreeMap;
  *       reason} is the kind of the headline problem ({@link HealthReasons}), empty when healthy;
  *   <li>{@code acceld_device_health_transitions_total{resource,device,to}}: health flips;
  *   <li>{@code acceld_resource_devices{resource,state}}: healthy and unhealthy devices per
- *       resource.
+ *       resource;
+ *   <li>{@code acceld_mig_devices{gpu,profile}}: MIG devices advertised per GPU (its UUID) and
+ *       profile, so a re-partition shows as it happens.
  * </ul>
  *
  * <p>The gauges are redrawn from the whole snapshot on each change (they are few and changes are
@@ -34,11 +38,13 @@ public final class DeviceHealthMetrics implements MeterBinder, InventoryStore.Li
   static final String HEALTH = "acceld.device.health";
   static final String TRANSITIONS = "acceld.device.health.transitions";
   static final String RESOURCE_DEVICES = "acceld.resource.devices";
+  static final String MIG_DEVICES = "acceld.mig.devices";
 
   private final Object lock = new Object();
   private MeterRegistry registry;
   private MultiGauge health;
   private MultiGauge resourceDevices;
+  private MultiGauge migDevices;
   private Inventory current = Inventory.EMPTY;
 
   @Override
@@ -54,6 +60,10 @@ public final class DeviceHealthMetrics implements MeterBinder, InventoryStore.Li
       resourceDevices =
           MultiGauge.builder(RESOURCE_DEVICES)
               .description("Devices of the resource by state (healthy or unhealthy)")
+              .register(registry);
+      migDevices =
+          MultiGauge.builder(MIG_DEVICES)
+              .description("MIG devices advertised, by parent GPU (UUID) and MIG profile")
               .register(registry);
       render();
     }
@@ -125,8 +135,20 @@ public final class DeviceHealthMetrics implements MeterBinder, InventoryStore.Li
           resourceRows.add(
               MultiGauge.Row.of(Tags.of("resource", resource, "state", "unhealthy"), counts[1]));
         });
+    Map<List<String>, Integer> perProfile = new TreeMap<>(Comparator.comparing(Object::toString));
+    for (Device d : current.devices()) {
+      d.nvidia()
+          .flatMap(NvidiaDetails::mig)
+          .ifPresent(m -> perProfile.merge(List.of(m.parentUuid(), m.profile()), 1, Integer::sum));
+    }
+    List<MultiGauge.Row<?>> migRows = new ArrayList<>();
+    perProfile.forEach(
+        (key, count) ->
+            migRows.add(
+                MultiGauge.Row.of(Tags.of("gpu", key.get(0), "profile", key.get(1)), count)));
     // overwrite = true: rows not in the new list are removed from the registry
     health.register(healthRows, true);
     resourceDevices.register(resourceRows, true);
+    migDevices.register(migRows, true);
   }
 }

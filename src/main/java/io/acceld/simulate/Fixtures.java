@@ -1,5 +1,6 @@
 package io.acceld.simulate;
 
+import io.acceld.config.MigLayout;
 import io.acceld.inventory.PcieLevel;
 import java.nio.file.Path;
 import java.util.ArrayList;
@@ -58,6 +59,16 @@ public final class Fixtures {
    * runs ({@code --simulate-gpus}): the per-device cost of a big node shows.
    */
   public static FixtureNode node(Path root, int gpuCount) {
+    return node(root, gpuCount, MigLayout.NONE);
+  }
+
+  /**
+   * {@link #node(Path, int)} with the GPUs {@code mig} names in MIG mode. A MIG node also gets what
+   * the driver gives one: {@code /proc/driver/nvidia-caps/mig-minors} for every GPU, and the {@code
+   * /dev/nvidia-caps} access nodes of every possible GPU and compute instance (nvidia-modprobe
+   * makes them on demand on a real node), so a re-partition at run time finds its nodes.
+   */
+  public static FixtureNode node(Path root, int gpuCount, MigLayout mig) {
     if (gpuCount < 1 || gpuCount > MAX_GPUS) {
       throw new IllegalArgumentException("gpu count must be 1.." + MAX_GPUS + ": " + gpuCount);
     }
@@ -70,7 +81,20 @@ public final class Fixtures {
     for (String node : List.of("nvidiactl", "nvidia-uvm", "nvidia-uvm-tools", "nvidia-modeset")) {
       tree.devNode(node);
     }
-    tree.procFile("devices", "Character devices:\n195 nvidia\n226 drm\n511 nvidia-uvm\n");
+    tree.procFile(
+        "devices",
+        "Character devices:\n195 nvidia\n226 drm\n"
+            + NVIDIA_CAPS_MAJOR
+            + " nvidia-caps\n511 nvidia-uvm\n");
+    if (!mig.isEmpty()) {
+      for (int gpu : mig.profiles().keySet()) {
+        if (gpu >= gpuCount) {
+          throw new IllegalArgumentException(
+              "--simulate-mig names GPU " + gpu + " but the node has " + gpuCount);
+        }
+      }
+      migCapabilities(tree, gpuCount);
+    }
     // What the Mesos bridge offers beside the GPUs: an HGX-class host's CPUs and memory.
     StringBuilder cpuinfo = new StringBuilder();
     for (int cpu = 0; cpu < SIMULATED_CPUS; cpu++) {
@@ -85,7 +109,41 @@ public final class Fixtures {
         links.add(new FixtureNode.GpuLink(i, j, level(i, j), nvlinks(i, j)));
       }
     }
-    return new FixtureNode(tree, gpus, links);
+    return new FixtureNode(tree, gpus, links, mig);
+  }
+
+  /** The dynamic major the simulated driver gives {@code nvidia-caps} in {@code /proc/devices}. */
+  public static final int NVIDIA_CAPS_MAJOR = 235;
+
+  /** GPU instances 0..14 and compute instances 0..7 per GPU, as the driver's table lists them. */
+  private static final int MIG_GPU_INSTANCES = 15;
+
+  private static final int MIG_COMPUTE_INSTANCES = 8;
+
+  /**
+   * The driver's MIG capability table and nodes: {@code config 1}, {@code monitor 2}, then for GPU
+   * minor g, GPU instance i and its compute instances c minors {@code 3 + 135g + 9i} and {@code 4 +
+   * 135g + 9i + c}, the layout the MIG user guide's examples follow.
+   */
+  private static void migCapabilities(FakeNodeTree tree, int gpuCount) {
+    StringBuilder minors = new StringBuilder("config 1\nmonitor 2\n");
+    tree.devNode("nvidia-caps/nvidia-cap1");
+    tree.devNode("nvidia-caps/nvidia-cap2");
+    for (int gpu = 0; gpu < gpuCount; gpu++) {
+      for (int gi = 0; gi < MIG_GPU_INSTANCES; gi++) {
+        int giMinor = 3 + 135 * gpu + 9 * gi;
+        minors.append("gpu").append(gpu).append("/gi").append(gi).append("/access ");
+        minors.append(giMinor).append('\n');
+        tree.devNode("nvidia-caps/nvidia-cap" + giMinor);
+        for (int ci = 0; ci < MIG_COMPUTE_INSTANCES; ci++) {
+          int ciMinor = giMinor + 1 + ci;
+          minors.append("gpu").append(gpu).append("/gi").append(gi).append("/ci").append(ci);
+          minors.append("/access ").append(ciMinor).append('\n');
+          tree.devNode("nvidia-caps/nvidia-cap" + ciMinor);
+        }
+      }
+    }
+    tree.procFile("driver/nvidia-caps/mig-minors", minors.toString());
   }
 
   /** One group's switches, GPUs, NICs and NVSwitch, its GPUs appended to {@code gpus}. */

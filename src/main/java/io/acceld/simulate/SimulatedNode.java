@@ -1,5 +1,6 @@
 package io.acceld.simulate;
 
+import io.acceld.config.MigLayout;
 import io.acceld.config.Setting;
 import io.acceld.config.Settings;
 import java.io.IOException;
@@ -72,9 +73,25 @@ public final class SimulatedNode implements AutoCloseable {
    */
   public static SimulatedNode create(
       Map<String, String> env, int gpus, Path parent, boolean withNvml) {
+    return create(env, gpus, MigLayout.NONE, parent, withNvml);
+  }
+
+  /**
+   * As {@link #create(Map, int, Path, boolean)}, with the GPUs {@code mig} names in MIG mode.
+   *
+   * @throws IllegalArgumentException if {@code mig} names a GPU the node does not have
+   */
+  public static SimulatedNode create(
+      Map<String, String> env, int gpus, MigLayout mig, Path parent, boolean withNvml) {
+    for (int gpu : mig.profiles().keySet()) {
+      if (gpu >= gpus) {
+        throw new IllegalArgumentException(
+            "--simulate-mig names GPU " + gpu + " but the simulated node has " + gpus);
+      }
+    }
     try {
       Path root = newDirectory(parent, "acceld-simulate-");
-      FixtureNode node = Fixtures.node(root.resolve("node"), gpus);
+      FixtureNode node = Fixtures.node(root.resolve("node"), gpus, mig);
       // The simulated node's kubelet directories, which a real node's kubelet creates; the agent
       // waits for them rather than creating them.
       Files.createDirectories(root.resolve("kubelet/device-plugins"));

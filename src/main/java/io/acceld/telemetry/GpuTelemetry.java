@@ -1,6 +1,8 @@
 package io.acceld.telemetry;
 
+import io.acceld.inventory.MigDetails;
 import java.util.Objects;
+import java.util.Optional;
 import java.util.OptionalInt;
 import java.util.OptionalLong;
 
@@ -29,10 +31,42 @@ public record GpuTelemetry(
     OptionalInt memoryUtilizationPercent,
     OptionalLong framebufferUsedBytes,
     OptionalLong framebufferFreeBytes,
-    ExtendedReadings extended) {
+    ExtendedReadings extended,
+    Optional<MigDetails> mig) {
+
+  /** A whole GPU's readings. */
+  public GpuTelemetry(
+      String deviceId,
+      String uuid,
+      int index,
+      String pciBusId,
+      String modelName,
+      OptionalInt temperatureCelsius,
+      OptionalLong powerMilliwatts,
+      OptionalInt gpuUtilizationPercent,
+      OptionalInt memoryUtilizationPercent,
+      OptionalLong framebufferUsedBytes,
+      OptionalLong framebufferFreeBytes,
+      ExtendedReadings extended) {
+    this(
+        deviceId,
+        uuid,
+        index,
+        pciBusId,
+        modelName,
+        temperatureCelsius,
+        powerMilliwatts,
+        gpuUtilizationPercent,
+        memoryUtilizationPercent,
+        framebufferUsedBytes,
+        framebufferFreeBytes,
+        extended,
+        Optional.empty());
+  }
 
   public GpuTelemetry {
     Objects.requireNonNull(deviceId, "deviceId");
+    Objects.requireNonNull(mig, "mig");
     Objects.requireNonNull(uuid, "uuid");
     Objects.requireNonNull(pciBusId, "pciBusId");
     Objects.requireNonNull(modelName, "modelName");

@@ -125,6 +125,9 @@ public final class GpuTelemetrySampler implements AutoCloseable {
         handles.put(uuid, handle);
       }
       NvmlDevice h = handle;
+      if (nvidia.mig().isPresent()) {
+        return Optional.of(migSample(device, nvidia, h, problems));
+      }
       OptionalInt temperature =
           read(problems, () -> nvml.temperatureCelsius(h), OptionalInt.empty());
       OptionalLong power = read(problems, () -> nvml.powerUsageMilliwatts(h), OptionalLong.empty());
@@ -152,6 +155,31 @@ public final class GpuTelemetrySampler implements AutoCloseable {
       changeState(device, uuid, e.isGpuLost() ? "lost" : "unreachable: " + e.getMessage());
       return Optional.empty();
     }
+  }
+
+  /**
+   * A MIG device: NVML answers per instance for its memory only (utilisation, clocks, power and the
+   * rest are the GPU's, and unsupported on a MIG-enabled GPU), labelled as dcgm-exporter labels a
+   * GPU instance: the parent's UUID, with the instance's ID and profile.
+   */
+  private GpuTelemetry migSample(
+      Device device, NvidiaDetails nvidia, NvmlDevice h, List<String> problems) {
+    Optional<NvmlMemoryInfo> memory = read(problems, () -> nvml.memoryInfo(h), Optional.empty());
+    changeState(device, nvidia.uuid(), problems.isEmpty() ? OK : "failing: " + problems);
+    return new GpuTelemetry(
+        device.id(),
+        nvidia.mig().get().parentUuid(),
+        nvidia.index(),
+        PciAddresses.nvmlForm(device.pciAddress()),
+        device.model(),
+        OptionalInt.empty(),
+        OptionalLong.empty(),
+        OptionalInt.empty(),
+        OptionalInt.empty(),
+        memory.map(m -> OptionalLong.of(usedWithoutReserved(m))).orElse(OptionalLong.empty()),
+        memory.map(m -> OptionalLong.of(m.freeBytes())).orElse(OptionalLong.empty()),
+        ExtendedReadings.NONE,
+        nvidia.mig());
   }
 
   private ExtendedReadings extended(List<String> problems, NvmlDevice h) {

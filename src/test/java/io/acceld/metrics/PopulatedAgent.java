@@ -88,6 +88,7 @@ final class PopulatedAgent implements AutoCloseable {
       healthy.add(GpuTelemetryIT.device(i));
     }
     healthy.add(TestDevices.amd(0, 1));
+    healthy.add(TestDevices.mig(7, 7, "1g.10gb"));
     Device noNvml =
         TestDevices.nvidiaWithoutNvml(9)
             .withProblems(List.of(HealthProblem.deviceNodeMissing(Path.of("/dev/nvidia9"))));

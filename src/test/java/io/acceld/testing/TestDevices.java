@@ -3,6 +3,7 @@ package io.acceld.testing;
 import io.acceld.inventory.Device;
 import io.acceld.inventory.Health;
 import io.acceld.inventory.Inventory;
+import io.acceld.inventory.MigDetails;
 import io.acceld.inventory.NodeInfo;
 import io.acceld.inventory.NvidiaDetails;
 import io.acceld.inventory.Topology;
@@ -41,6 +42,43 @@ public final class TestDevices {
                 List.of(),
                 Optional.of(false),
                 Optional.of("9.0"))));
+  }
+
+  /**
+   * MIG device {@code gi} (compute instance 0) of profile {@code profile} on GPU {@code parent}, as
+   * the {@code mixed} strategy advertises it.
+   */
+  public static Device mig(int parent, int gi, String profile) {
+    Device gpu = nvidia(parent, 0);
+    String id = String.format(Locale.ROOT, "MIG-%08x-0000-5000-a000-%012x", parent, gi);
+    return new Device(
+        id,
+        "nvidia.com/mig-" + profile.replace('+', '.'),
+        gpu.vendorId(),
+        gpu.deviceId(),
+        gpu.model() + " MIG " + profile,
+        gpu.pciAddress(),
+        gpu.numaNode(),
+        gpu.driver(),
+        List.of(
+            "nvidia" + parent,
+            "nvidiactl",
+            "nvidia-uvm",
+            "nvidia-uvm-tools",
+            "nvidia-caps/nvidia-cap" + (3 + 135 * parent + 9 * gi),
+            "nvidia-caps/nvidia-cap" + (4 + 135 * parent + 9 * gi)),
+        Health.HEALTHY,
+        Optional.empty(),
+        Optional.of(
+            new NvidiaDetails(
+                id,
+                parent,
+                parent,
+                9856L << 20,
+                List.of(),
+                Optional.empty(),
+                Optional.of("9.0"),
+                Optional.of(new MigDetails(uuid(parent), profile, gi, 0, gi, 1, 1, 16)))));
   }
 
   /** An NVIDIA GPU known only by PCI address (no NVML). */

@@ -3,6 +3,7 @@ package io.acceld.mesos.scheduler;
 import io.acceld.discovery.DeviceClassifier;
 import io.acceld.inventory.Device;
 import io.acceld.inventory.Inventory;
+import io.acceld.ledger.Availability;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -11,7 +12,9 @@ import java.util.Map;
 /**
  * Which Mesos resource a device is offered as: NVIDIA GPUs as Mesos's first-class {@code gpus}
  * (what Marathon, Spark, tfmesos and mesos-execute look for), every other accelerator under its own
- * resource name ({@code amd.com/gpu}), which Mesos accounts and offers like any custom scalar.
+ * resource name ({@code amd.com/gpu}), which Mesos accounts and offers like any custom scalar. A
+ * MIG device is not a GPU to a framework that asks for {@code gpus}: it is offered under its own
+ * resource ({@code nvidia.com/mig-1g.10gb}), in whole numbers, so {@code gpus} counts whole GPUs.
  */
 final class DeviceResources {
   static final String GPUS = "gpus";
@@ -19,7 +22,9 @@ final class DeviceResources {
   private DeviceResources() {}
 
   static String nameOf(Device d) {
-    return d.vendorId() == DeviceClassifier.VENDOR_NVIDIA ? GPUS : d.resource();
+    boolean wholeNvidiaGpu =
+        d.vendorId() == DeviceClassifier.VENDOR_NVIDIA && Availability.parentOf(d).isEmpty();
+    return wholeNvidiaGpu ? GPUS : d.resource();
   }
 
   /** The device IDs of {@code devices} by offered name, in the order given. */

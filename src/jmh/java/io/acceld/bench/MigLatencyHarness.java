@@ -1,0 +1,258 @@
+package io.acceld.bench;
+
+import com.sun.jna.Library;
+import com.sun.jna.Native;
+import io.acceld.agent.Agent;
+import io.acceld.agent.NodeDiscovery;
+import io.acceld.allocation.TopologyAwareChooser;
+import io.acceld.config.AgentConfig;
+import io.acceld.config.ConfigLoader;
+import io.acceld.config.MigLayout;
+import io.acceld.health.HealthEvents;
+import io.acceld.inventory.Device;
+import io.acceld.inventory.InventoryStore;
+import io.acceld.inventory.NvidiaDetails;
+import io.acceld.kubelet.KubeletPublisher;
+import io.acceld.kubelet.PluginEvents;
+import io.acceld.ledger.DeviceLedger;
+import io.acceld.proto.deviceplugin.v1beta1.AllocateRequest;
+import io.acceld.proto.deviceplugin.v1beta1.ContainerAllocateRequest;
+import io.acceld.proto.deviceplugin.v1beta1.DevicePluginGrpc;
+import io.acceld.proto.deviceplugin.v1beta1.Empty;
+import io.acceld.proto.deviceplugin.v1beta1.ListAndWatchResponse;
+import io.acceld.simulate.FixtureNode;
+import io.acceld.simulate.Fixtures;
+import io.acceld.transport.UnixGrpc;
+import io.grpc.ManagedChannel;
+import io.grpc.stub.StreamObserver;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.StandardCopyOption;
+import java.nio.file.StandardOpenOption;
+import java.time.Clock;
+import java.util.ArrayList;
+import java.util.Collections;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.concurrent.BlockingQueue;
+import java.util.concurrent.LinkedBlockingQueue;
+import java.util.concurrent.TimeUnit;
+import java.util.function.Predicate;
+
+/**
+ * MIG at scale, end to end: a 16-GPU fixture node whose first eight GPUs are each 7 × 1g.10gb
+ * (56 MIG devices, {@code mixed}) beside eight whole GPUs, the real agent and NVML double, and
+ * clients on the real plugin sockets. Reports:
+ *
+ * <ul>
+ *   <li>instance XID to ListAndWatch: an XID naming one GPU instance until the MIG resource's
+ *       stream shows that device Unhealthy (it heals after a 20 ms quarantine);
+ *   <li>Allocate of one MIG device, and of one whole GPU, over gRPC (each released by the pending
+ *       lease's expiry path being irrelevant: distinct devices round-robin);
+ *   <li>re-partition to new list: a control-file re-layout of one GPU until its new profile's
+ *       stream lists the devices (NVML's MIG config-change event, then a rescan).
+ * </ul>
+ *
+ * <p>Run: {@code ./mvnw -B -q -Pbench package -DskipTests && java -cp target/benchmarks.jar
+ * io.acceld.bench.MigLatencyHarness [rounds]}
+ */
+public final class MigLatencyHarness {
+  /** The double's fault-injection controls (native-probes/fake_nvml_mig.c). */
+  public interface Control extends Library {
+    int acceld_fake_inject_instance_event(int gpu, long type, long data, int gi, int ci);
+  }
+
+  private static final long XID_EVENT = 0x0008L;
+  private static final String MIG = "nvidia.com/mig-1g.10gb";
+
+  public static void main(String[] args) throws Exception {
+    int rounds = args.length > 0 ? Integer.parseInt(args[0]) : 200;
+    Path work = Files.createTempDirectory("acceld-mig-latency-");
+    StringBuilder layout = new StringBuilder();
+    for (int g = 0; g < 8; g++) {
+      layout.append(g == 0 ? "" : ";").append(g).append("=1g.10gb*7");
+    }
+    FixtureNode node =
+        Fixtures.node(work.resolve("node"), 16, MigLayout.parse(layout.toString()));
+    Path nvmlDir = Files.createDirectories(work.resolve("nvml"));
+    Path library = nvmlDir.resolve("libnvidia-ml.so.1");
+    Files.copy(
+        Path.of(System.getProperty("acceld.nativeProbes", "target/native-probes"))
+            .resolve("libnvidia-ml.so.1"),
+        library,
+        StandardCopyOption.REPLACE_EXISTING);
+    node.nvmlScenario().writeTo(nvmlDir);
+    Path control = nvmlDir.resolve("nvml-control");
+    Files.writeString(control, "");
+    Path plugins = Files.createDirectories(work.resolve("device-plugins"));
+    AgentConfig config =
+        ConfigLoader.load(
+            Map.ofEntries(
+                Map.entry("sysfs-root", node.tree().sysfsRoot().toString()),
+                Map.entry("dev-root", node.tree().devRoot().toString()),
+                Map.entry("proc-root", node.tree().procRoot().toString()),
+                Map.entry("nvml-library", library.toString()),
+                Map.entry("device-plugin-dir", plugins.toString()),
+                Map.entry("kubelet-registration", "none"),
+                Map.entry("mig-strategy", "mixed"),
+                Map.entry("rescan-interval", "0"),
+                Map.entry("health-quarantine", "20ms"),
+                Map.entry("kubelet-pending-lease-ttl", "1h")),
+            Map.of(),
+            Optional.empty());
+    Control faults = Native.load(library.toString(), Control.class);
+
+    InventoryStore store = new InventoryStore();
+    DeviceLedger ledger = DeviceLedger.inMemory(Clock.systemUTC());
+    store.subscribe(ledger);
+    try (DeviceLedger closesLedger = ledger;
+        Agent agent =
+            new Agent(
+                config, NodeDiscovery.open(config, true), store, HealthEvents.NONE, Clock.systemUTC());
+        UnixGrpc grpc = new UnixGrpc("mig-latency-client", 1);
+        UnixGrpc served = new UnixGrpc("mig-latency-served", 2);
+        KubeletPublisher kubelet =
+            new KubeletPublisher(
+                config, new TopologyAwareChooser(), PluginEvents.NONE, List.of(), ledger, served)) {
+      agent.start();
+      kubelet.start();
+      ManagedChannel migChannel = grpc.channel(plugins.resolve("acceld-nvidia.com_mig-1g.10gb.sock"));
+      ManagedChannel gpuChannel = grpc.channel(plugins.resolve("acceld-nvidia.com_gpu.sock"));
+      BlockingQueue<Stamped> updates = watch(migChannel);
+      awaitList(updates, r -> r.getDevicesCount() == 56 && allHealthy(r));
+      List<Device> migs = store.current().devicesOf(MIG);
+      List<Device> whole = store.current().devicesOf("nvidia.com/gpu");
+
+      List<Long> xid = new ArrayList<>();
+      for (int round = 0; round < rounds; round++) {
+        Device d = migs.get(round % migs.size());
+        NvidiaDetails n = d.nvidia().orElseThrow();
+        int gi = n.mig().orElseThrow().gpuInstanceId();
+        updates.clear();
+        long start = System.nanoTime();
+        faults.acceld_fake_inject_instance_event(n.index(), XID_EVENT, 95, gi, 0);
+        xid.add(awaitList(updates, r -> unhealthy(r, d.id())) - start);
+        awaitList(updates, MigLatencyHarness::allHealthy);
+      }
+
+      List<Long> allocateMig = new ArrayList<>();
+      List<Long> allocateWhole = new ArrayList<>();
+      var migStub = DevicePluginGrpc.newBlockingStub(migChannel);
+      var gpuStub = DevicePluginGrpc.newBlockingStub(gpuChannel);
+      for (int round = 0; round < Math.min(rounds, migs.size()); round++) {
+        allocateMig.add(allocate(migStub, migs.get(round).id()));
+        if (round < whole.size()) {
+          allocateWhole.add(allocate(gpuStub, whole.get(round).id()));
+        }
+      }
+
+      // The 3g resource's server appears with the first re-partition and then stays, with 0
+      // devices while no GPU has that profile, so one stream sees every round.
+      List<Long> repartition = new ArrayList<>();
+      int repartitions = Math.max(4, rounds / 20);
+      Path threeSocket = plugins.resolve("acceld-nvidia.com_mig-3g.40gb.sock");
+      BlockingQueue<Stamped> three = null;
+      for (int round = 0; round < repartitions; round++) {
+        int gpu = 8 + round % 8; // a whole GPU: MIG mode on with a 3g layout, then off again
+        long start = System.nanoTime();
+        append(control, "mig-mode " + gpu + " 1 1\nmig " + gpu + " 3g.40gb 3g.40gb\n");
+        if (three == null) {
+          long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
+          while (!Files.exists(threeSocket)) {
+            if (System.nanoTime() > deadline) {
+              throw new IllegalStateException(threeSocket + " never appeared");
+            }
+            Thread.onSpinWait();
+          }
+          three = watch(grpc.channel(threeSocket));
+        }
+        repartition.add(awaitList(three, r -> r.getDevicesCount() == 2) - start);
+        append(control, "mig-mode " + gpu + " 0 0\n");
+        awaitList(three, r -> r.getDevicesCount() == 0);
+      }
+      report("instance XID -> ListAndWatch (56 MIG)", xid);
+      report("Allocate 1 MIG device (56 + 8 whole)", allocateMig);
+      report("Allocate 1 whole GPU (56 MIG beside)", allocateWhole);
+      report("re-partition -> new list", repartition);
+      migChannel.shutdownNow();
+      gpuChannel.shutdownNow();
+    }
+  }
+
+  private record Stamped(long nanos, ListAndWatchResponse response) {}
+
+  private static BlockingQueue<Stamped> watch(ManagedChannel channel) {
+    BlockingQueue<Stamped> updates = new LinkedBlockingQueue<>();
+    DevicePluginGrpc.newStub(channel)
+        .listAndWatch(
+            Empty.getDefaultInstance(),
+            new StreamObserver<>() {
+              @Override
+              public void onNext(ListAndWatchResponse r) {
+                updates.add(new Stamped(System.nanoTime(), r));
+              }
+
+              @Override
+              public void onError(Throwable t) {}
+
+              @Override
+              public void onCompleted() {}
+            });
+    return updates;
+  }
+
+  private static long allocate(DevicePluginGrpc.DevicePluginBlockingStub stub, String id) {
+    long start = System.nanoTime();
+    stub.allocate(
+        AllocateRequest.newBuilder()
+            .addContainerRequests(ContainerAllocateRequest.newBuilder().addDevicesIds(id))
+            .build());
+    return System.nanoTime() - start;
+  }
+
+  private static void append(Path control, String lines) throws Exception {
+    Files.writeString(control, lines, StandardOpenOption.APPEND);
+  }
+
+  private static boolean allHealthy(ListAndWatchResponse r) {
+    return r.getDevicesList().stream().allMatch(d -> d.getHealth().equals("Healthy"));
+  }
+
+  private static boolean unhealthy(ListAndWatchResponse r, String id) {
+    return r.getDevicesList().stream()
+        .anyMatch(d -> d.getID().equals(id) && d.getHealth().equals("Unhealthy"));
+  }
+
+  private static long awaitList(
+      BlockingQueue<Stamped> updates, Predicate<ListAndWatchResponse> condition)
+      throws InterruptedException {
+    while (true) {
+      Stamped s = updates.poll(30, TimeUnit.SECONDS);
+      if (s == null) {
+        throw new IllegalStateException("no matching ListAndWatch update within 30 s");
+      }
+      if (condition.test(s.response())) {
+        return s.nanos();
+      }
+    }
+  }
+
+  private static void report(String what, List<Long> nanos) {
+    List<Long> sorted = new ArrayList<>(nanos);
+    Collections.sort(sorted);
+    System.out.printf(
+        "%-40s n=%d  p50=%.2f ms  p90=%.2f ms  p99=%.2f ms  max=%.2f ms%n",
+        what,
+        sorted.size(),
+        percentile(sorted, 0.50),
+        percentile(sorted, 0.90),
+        percentile(sorted, 0.99),
+        sorted.get(sorted.size() - 1) / 1e6);
+  }
+
+  private static double percentile(List<Long> sorted, double p) {
+    int index = (int) Math.ceil(p * sorted.size()) - 1;
+    return sorted.get(Math.max(0, index)) / 1e6;
+  }
+}

@@ -1,0 +1,31 @@
+package io.acceld.inventory;
+
+import java.util.Objects;
+
+/**
+ * What makes a device a MIG device: a compute instance of a GPU instance on a parent GPU in MIG
+ * mode. The device's own ID (and {@link NvidiaDetails#uuid()}) is its {@code MIG-} UUID.
+ *
+ * @param parentUuid the parent GPU's UUID ({@code GPU-...}): the unit a whole-GPU lease holds
+ * @param profile the incumbent's profile string, such as {@code 1g.10gb} or {@code 1g.10gb+me}
+ * @param gpuInstanceId the GPU instance's ID, as NVML's events and {@code nvidia-caps} name it
+ * @param computeInstanceId the compute instance's ID within its GPU instance
+ * @param migIndex its MIG index on the parent
+ * @param gpuInstanceSlices memory/compute slices of its GPU instance; 0 if unknown
+ * @param computeInstanceSlices compute slices of its compute instance; 0 if unknown
+ * @param multiprocessors SMs of the compute instance; 0 if unknown
+ */
+public record MigDetails(
+    String parentUuid,
+    String profile,
+    int gpuInstanceId,
+    int computeInstanceId,
+    int migIndex,
+    int gpuInstanceSlices,
+    int computeInstanceSlices,
+    int multiprocessors) {
+  public MigDetails {
+    Objects.requireNonNull(parentUuid, "parentUuid");
+    Objects.requireNonNull(profile, "profile");
+  }
+}
