@@ -48,8 +48,7 @@ import java.util.function.Predicate;
  * <ul>
  *   <li>instance XID to ListAndWatch: an XID naming one GPU instance until the MIG resource's
  *       stream shows that device Unhealthy (it heals after a 20 ms quarantine);
- *   <li>Allocate of one MIG device, and of one whole GPU, over gRPC (each released by the pending
- *       lease's expiry path being irrelevant: distinct devices round-robin);
+ *   <li>Allocate of one MIG device, and of one whole GPU, over gRPC;
  *   <li>re-partition to new list: a control-file re-layout of one GPU until its new profile's
  *       stream lists the devices (NVML's MIG config-change event, then a rescan).
  * </ul>
@@ -98,6 +97,7 @@ public final class MigLatencyHarness {
                 Map.entry("mig-strategy", "mixed"),
                 Map.entry("rescan-interval", "0"),
                 Map.entry("health-quarantine", "20ms"),
+                Map.entry("health-probe-interval", "50ms"),
                 Map.entry("kubelet-pending-lease-ttl", "1h")),
             Map.of(),
             Optional.empty());
@@ -140,10 +140,15 @@ public final class MigLatencyHarness {
       List<Long> allocateWhole = new ArrayList<>();
       var migStub = DevicePluginGrpc.newBlockingStub(migChannel);
       var gpuStub = DevicePluginGrpc.newBlockingStub(gpuChannel);
-      for (int round = 0; round < Math.min(rounds, migs.size()); round++) {
-        allocateMig.add(allocate(migStub, migs.get(round).id()));
-        if (round < whole.size()) {
-          allocateWhole.add(allocate(gpuStub, whole.get(round).id()));
+      // A device allocated again goes to the new Allocate (the kubelet reassigning its own pending
+      // lease), so rounds cycle through the devices; the first 20 warm the path up unmeasured.
+      for (int round = -20; round < rounds; round++) {
+        int k = Math.floorMod(round, migs.size());
+        long mig = allocate(migStub, migs.get(k).id());
+        long gpu = allocate(gpuStub, whole.get(Math.floorMod(round, whole.size())).id());
+        if (round >= 0) {
+          allocateMig.add(mig);
+          allocateWhole.add(gpu);
         }
       }
 
@@ -153,6 +158,7 @@ public final class MigLatencyHarness {
       int repartitions = Math.max(4, rounds / 20);
       Path threeSocket = plugins.resolve("acceld-nvidia.com_mig-3g.40gb.sock");
       BlockingQueue<Stamped> three = null;
+      ManagedChannel threeChannel = null;
       for (int round = 0; round < repartitions; round++) {
         int gpu = 8 + round % 8; // a whole GPU: MIG mode on with a 3g layout, then off again
         long start = System.nanoTime();
@@ -165,7 +171,8 @@ public final class MigLatencyHarness {
             }
             Thread.onSpinWait();
           }
-          three = watch(grpc.channel(threeSocket));
+          threeChannel = grpc.channel(threeSocket);
+          three = watch(threeChannel);
         }
         repartition.add(awaitList(three, r -> r.getDevicesCount() == 2) - start);
         append(control, "mig-mode " + gpu + " 0 0\n");
@@ -177,6 +184,9 @@ public final class MigLatencyHarness {
       report("re-partition -> new list", repartition);
       migChannel.shutdownNow();
       gpuChannel.shutdownNow();
+      if (threeChannel != null) {
+        threeChannel.shutdownNow();
+      }
     }
   }
 
