@@ -12,6 +12,7 @@
 #             preferred   PreferredAllocationBenchmark (the algorithm alone)
 #             fragmented  FragmentedAllocationBenchmark and AllocationCpuHarness (64 devices)
 #             health      HealthLatencyHarness (fault to ListAndWatch)
+#             mig         MigLatencyHarness (56 MIG devices: instance XID, Allocate, re-partition)
 #             scrape      ScrapeBenchmark (/metrics at 64 GPUs)
 #             mesos       src/jmh/mesos-bench.sh (the Mesos bridge)
 #             restart     KubeletRestartChaosIT's latency figures (re-registration after restarts)
@@ -30,7 +31,7 @@ set -euo pipefail
 cd "$(dirname "$0")/../.."
 current=$(pwd)
 
-all_sections=footprint,rpc,preferred,fragmented,health,scrape,mesos,restart
+all_sections=footprint,rpc,preferred,fragmented,health,mig,scrape,mesos,restart
 sections=$all_sections
 quick=false
 skip_build=false
@@ -54,7 +55,7 @@ for s in ${sections//,/ }; do
   esac
 done
 wants() { case ",$sections," in *",$1,"*) return 0 ;; *) return 1 ;; esac; }
-wants_jmh() { wants rpc || wants preferred || wants fragmented || wants health || wants scrape; }
+wants_jmh() { wants rpc || wants preferred || wants fragmented || wants health || wants mig || wants scrape; }
 
 out=${out:-$(mktemp -d /tmp/acceld-figures-XXXXXX)}
 mkdir -p "$out"
@@ -306,6 +307,11 @@ fi
 if wants health; then
   section "Fault to ListAndWatch (HealthLatencyHarness)"
   harness health io.acceld.bench.HealthLatencyHarness "$health_rounds"
+fi
+
+if wants mig; then
+  section "MIG: instance XID, Allocate and re-partition (MigLatencyHarness)"
+  harness mig io.acceld.bench.MigLatencyHarness "$health_rounds"
 fi
 
 if wants scrape; then

@@ -14,26 +14,18 @@ import io.acceld.kubelet.KubeletPublisher;
 import io.acceld.kubelet.PluginEvents;
 import io.acceld.ledger.DeviceLedger;
 import java.time.Clock;
+import java.time.Duration;
 import io.acceld.transport.UnixGrpc;
-import io.acceld.proto.deviceplugin.v1beta1.DevicePluginGrpc;
-import io.acceld.proto.deviceplugin.v1beta1.Empty;
-import io.acceld.proto.deviceplugin.v1beta1.ListAndWatchResponse;
 import io.acceld.simulate.FixtureNode;
 import io.acceld.simulate.Fixtures;
 import io.grpc.ManagedChannel;
-import io.grpc.stub.StreamObserver;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.StandardCopyOption;
 import java.util.ArrayList;
-import java.util.Collections;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
-import java.util.concurrent.BlockingQueue;
-import java.util.concurrent.LinkedBlockingQueue;
-import java.util.concurrent.TimeUnit;
-import java.util.function.Predicate;
 
 /**
  * Measures the time from a fault to its delivery in ListAndWatch, end to end: the real agent on the
@@ -96,23 +88,8 @@ public final class HealthLatencyHarness {
       agent.start();
       kubelet.start();
       ManagedChannel channel = grpc.channel(plugins.resolve("acceld-nvidia.com_gpu.sock"));
-      BlockingQueue<Stamped> updates = new LinkedBlockingQueue<>();
-      DevicePluginGrpc.newStub(channel)
-          .listAndWatch(
-              Empty.getDefaultInstance(),
-              new StreamObserver<>() {
-                @Override
-                public void onNext(ListAndWatchResponse r) {
-                  updates.add(new Stamped(System.nanoTime(), r));
-                }
-
-                @Override
-                public void onError(Throwable t) {}
-
-                @Override
-                public void onCompleted() {}
-              });
-      awaitList(updates, r -> r.getDevicesCount() == 8 && allHealthy(r));
+      ListAndWatchLog updates = ListAndWatchLog.open(channel, Duration.ofSeconds(10));
+      updates.await(r -> r.getDevicesCount() == 8 && ListAndWatchLog.allHealthy(r));
 
       List<Long> xid = new ArrayList<>();
       List<Long> nodes = new ArrayList<>();
@@ -122,61 +99,19 @@ public final class HealthLatencyHarness {
         updates.clear();
         long start = System.nanoTime();
         control.acceld_fake_inject_event(gpu, XID_EVENT, 79);
-        xid.add(awaitList(updates, r -> unhealthy(r, id)) - start);
-        awaitList(updates, HealthLatencyHarness::allHealthy);
+        xid.add(updates.await(r -> ListAndWatchLog.unhealthy(r, id)) - start);
+        updates.await(ListAndWatchLog::allHealthy);
 
         updates.clear();
         start = System.nanoTime();
         HotPlug.removeDevNode(node.tree(), "nvidia" + gpu);
-        nodes.add(awaitList(updates, r -> unhealthy(r, id)) - start);
+        nodes.add(updates.await(r -> ListAndWatchLog.unhealthy(r, id)) - start);
         node.tree().devNode("nvidia" + gpu);
-        awaitList(updates, HealthLatencyHarness::allHealthy);
+        updates.await(ListAndWatchLog::allHealthy);
       }
-      report("XID 79 injected -> ListAndWatch", xid);
-      report("device node removed -> ListAndWatch", nodes);
+      ListAndWatchLog.report("XID 79 injected -> ListAndWatch", xid);
+      ListAndWatchLog.report("device node removed -> ListAndWatch", nodes);
       channel.shutdownNow();
     }
-  }
-
-  private record Stamped(long nanos, ListAndWatchResponse response) {}
-
-  private static boolean allHealthy(ListAndWatchResponse r) {
-    return r.getDevicesList().stream().allMatch(d -> d.getHealth().equals("Healthy"));
-  }
-
-  private static boolean unhealthy(ListAndWatchResponse r, String id) {
-    return r.getDevicesList().stream().anyMatch(d -> d.getID().equals(id) && d.getHealth().equals("Unhealthy"));
-  }
-
-  /** Waits for a list matching {@code condition}; returns when it was received. */
-  private static long awaitList(BlockingQueue<Stamped> updates, Predicate<ListAndWatchResponse> condition)
-      throws InterruptedException {
-    while (true) {
-      Stamped s = updates.poll(10, TimeUnit.SECONDS);
-      if (s == null) {
-        throw new IllegalStateException("no matching ListAndWatch update within 10 s");
-      }
-      if (condition.test(s.response())) {
-        return s.nanos();
-      }
-    }
-  }
-
-  private static void report(String what, List<Long> nanos) {
-    List<Long> sorted = new ArrayList<>(nanos);
-    Collections.sort(sorted);
-    System.out.printf(
-        "%-40s n=%d  p50=%.2f ms  p90=%.2f ms  p99=%.2f ms  max=%.2f ms%n",
-        what,
-        sorted.size(),
-        percentile(sorted, 0.50),
-        percentile(sorted, 0.90),
-        percentile(sorted, 0.99),
-        sorted.get(sorted.size() - 1) / 1e6);
-  }
-
-  private static double percentile(List<Long> sorted, double p) {
-    int index = (int) Math.ceil(p * sorted.size()) - 1;
-    return sorted.get(Math.max(0, index)) / 1e6;
   }
 }

@@ -18,27 +18,21 @@ import io.acceld.ledger.DeviceLedger;
 import io.acceld.proto.deviceplugin.v1beta1.AllocateRequest;
 import io.acceld.proto.deviceplugin.v1beta1.ContainerAllocateRequest;
 import io.acceld.proto.deviceplugin.v1beta1.DevicePluginGrpc;
-import io.acceld.proto.deviceplugin.v1beta1.Empty;
-import io.acceld.proto.deviceplugin.v1beta1.ListAndWatchResponse;
 import io.acceld.simulate.FixtureNode;
 import io.acceld.simulate.Fixtures;
 import io.acceld.transport.UnixGrpc;
 import io.grpc.ManagedChannel;
-import io.grpc.stub.StreamObserver;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.StandardCopyOption;
 import java.nio.file.StandardOpenOption;
 import java.time.Clock;
+import java.time.Duration;
 import java.util.ArrayList;
-import java.util.Collections;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
-import java.util.concurrent.BlockingQueue;
-import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.TimeUnit;
-import java.util.function.Predicate;
 
 /**
  * MIG at scale, end to end: a 16-GPU fixture node whose first eight GPUs are each 7 × 1g.10gb
@@ -64,6 +58,7 @@ public final class MigLatencyHarness {
 
   private static final long XID_EVENT = 0x0008L;
   private static final String MIG = "nvidia.com/mig-1g.10gb";
+  private static final Duration PATIENCE = Duration.ofSeconds(30);
 
   public static void main(String[] args) throws Exception {
     int rounds = args.length > 0 ? Integer.parseInt(args[0]) : 200;
@@ -119,8 +114,8 @@ public final class MigLatencyHarness {
       kubelet.start();
       ManagedChannel migChannel = grpc.channel(plugins.resolve("acceld-nvidia.com_mig-1g.10gb.sock"));
       ManagedChannel gpuChannel = grpc.channel(plugins.resolve("acceld-nvidia.com_gpu.sock"));
-      BlockingQueue<Stamped> updates = watch(migChannel);
-      awaitList(updates, r -> r.getDevicesCount() == 56 && allHealthy(r));
+      ListAndWatchLog updates = ListAndWatchLog.open(migChannel, PATIENCE);
+      updates.await(r -> r.getDevicesCount() == 56 && ListAndWatchLog.allHealthy(r));
       List<Device> migs = store.current().devicesOf(MIG);
       List<Device> whole = store.current().devicesOf("nvidia.com/gpu");
 
@@ -132,8 +127,8 @@ public final class MigLatencyHarness {
         updates.clear();
         long start = System.nanoTime();
         faults.acceld_fake_inject_instance_event(n.index(), XID_EVENT, 95, gi, 0);
-        xid.add(awaitList(updates, r -> unhealthy(r, d.id())) - start);
-        awaitList(updates, MigLatencyHarness::allHealthy);
+        xid.add(updates.await(r -> ListAndWatchLog.unhealthy(r, d.id())) - start);
+        updates.await(ListAndWatchLog::allHealthy);
       }
 
       List<Long> allocateMig = new ArrayList<>();
@@ -157,7 +152,7 @@ public final class MigLatencyHarness {
       List<Long> repartition = new ArrayList<>();
       int repartitions = Math.max(4, rounds / 20);
       Path threeSocket = plugins.resolve("acceld-nvidia.com_mig-3g.40gb.sock");
-      BlockingQueue<Stamped> three = null;
+      ListAndWatchLog three = null;
       ManagedChannel threeChannel = null;
       for (int round = 0; round < repartitions; round++) {
         int gpu = 8 + round % 8; // a whole GPU: MIG mode on with a 3g layout, then off again
@@ -172,44 +167,22 @@ public final class MigLatencyHarness {
             Thread.onSpinWait();
           }
           threeChannel = grpc.channel(threeSocket);
-          three = watch(threeChannel);
+          three = ListAndWatchLog.open(threeChannel, PATIENCE);
         }
-        repartition.add(awaitList(three, r -> r.getDevicesCount() == 2) - start);
+        repartition.add(three.await(r -> r.getDevicesCount() == 2) - start);
         append(control, "mig-mode " + gpu + " 0 0\n");
-        awaitList(three, r -> r.getDevicesCount() == 0);
+        three.await(r -> r.getDevicesCount() == 0);
       }
-      report("instance XID -> ListAndWatch (56 MIG)", xid);
-      report("Allocate 1 MIG device (56 + 8 whole)", allocateMig);
-      report("Allocate 1 whole GPU (56 MIG beside)", allocateWhole);
-      report("re-partition -> new list", repartition);
+      ListAndWatchLog.report("instance XID -> ListAndWatch (56 MIG)", xid);
+      ListAndWatchLog.report("Allocate 1 MIG device (56 + 8 whole)", allocateMig);
+      ListAndWatchLog.report("Allocate 1 whole GPU (56 MIG beside)", allocateWhole);
+      ListAndWatchLog.report("re-partition -> new list", repartition);
       migChannel.shutdownNow();
       gpuChannel.shutdownNow();
       if (threeChannel != null) {
         threeChannel.shutdownNow();
       }
     }
-  }
-
-  private record Stamped(long nanos, ListAndWatchResponse response) {}
-
-  private static BlockingQueue<Stamped> watch(ManagedChannel channel) {
-    BlockingQueue<Stamped> updates = new LinkedBlockingQueue<>();
-    DevicePluginGrpc.newStub(channel)
-        .listAndWatch(
-            Empty.getDefaultInstance(),
-            new StreamObserver<>() {
-              @Override
-              public void onNext(ListAndWatchResponse r) {
-                updates.add(new Stamped(System.nanoTime(), r));
-              }
-
-              @Override
-              public void onError(Throwable t) {}
-
-              @Override
-              public void onCompleted() {}
-            });
-    return updates;
   }
 
   private static long allocate(DevicePluginGrpc.DevicePluginBlockingStub stub, String id) {
@@ -223,46 +196,5 @@ public final class MigLatencyHarness {
 
   private static void append(Path control, String lines) throws Exception {
     Files.writeString(control, lines, StandardOpenOption.APPEND);
-  }
-
-  private static boolean allHealthy(ListAndWatchResponse r) {
-    return r.getDevicesList().stream().allMatch(d -> d.getHealth().equals("Healthy"));
-  }
-
-  private static boolean unhealthy(ListAndWatchResponse r, String id) {
-    return r.getDevicesList().stream()
-        .anyMatch(d -> d.getID().equals(id) && d.getHealth().equals("Unhealthy"));
-  }
-
-  private static long awaitList(
-      BlockingQueue<Stamped> updates, Predicate<ListAndWatchResponse> condition)
-      throws InterruptedException {
-    while (true) {
-      Stamped s = updates.poll(30, TimeUnit.SECONDS);
-      if (s == null) {
-        throw new IllegalStateException("no matching ListAndWatch update within 30 s");
-      }
-      if (condition.test(s.response())) {
-        return s.nanos();
-      }
-    }
-  }
-
-  private static void report(String what, List<Long> nanos) {
-    List<Long> sorted = new ArrayList<>(nanos);
-    Collections.sort(sorted);
-    System.out.printf(
-        "%-40s n=%d  p50=%.2f ms  p90=%.2f ms  p99=%.2f ms  max=%.2f ms%n",
-        what,
-        sorted.size(),
-        percentile(sorted, 0.50),
-        percentile(sorted, 0.90),
-        percentile(sorted, 0.99),
-        sorted.get(sorted.size() - 1) / 1e6);
-  }
-
-  private static double percentile(List<Long> sorted, double p) {
-    int index = (int) Math.ceil(p * sorted.size()) - 1;
-    return sorted.get(Math.max(0, index)) / 1e6;
   }
 }
