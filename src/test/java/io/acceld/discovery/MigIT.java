@@ -129,6 +129,54 @@ class MigIT {
   }
 
   @Test
+  void eachMigDevicesFramebufferIsExportedUnderDcgmsGpuInstanceLabels() throws Exception {
+    start("0=3g.40gb", "mixed", "telemetry-interval", "200ms");
+    kubelet.awaitDevices(MIG_3G, count(1), WAIT);
+    String parent = node.gpus().get(0).uuid();
+
+    Eventually.await(
+        "the MIG device's framebuffer series",
+        WAIT,
+        () -> {
+          try {
+            return get("/metrics")
+                .body()
+                .lines()
+                .anyMatch(
+                    l ->
+                        l.startsWith("DCGM_FI_DEV_FB_FREE{")
+                            && l.contains("GPU_I_ID=\"7\"")
+                            && l.contains("GPU_I_PROFILE=\"3g.40gb\"")
+                            && l.contains("UUID=\"" + parent + "\""));
+          } catch (Exception e) {
+            throw new IllegalStateException(e);
+          }
+        });
+  }
+
+  @Test
+  void noneAdvertisesMigEnabledGpusWholeAndAPendingModeIsOneWarn() throws Exception {
+    try (LogCapture log = LogCapture.of(InventoryScanner.class)) {
+      start("0=1g.10gb*7", "none");
+
+      assertThat(kubelet.awaitDevices(GPU, count(8), WAIT))
+          .extracting(DeviceState::id)
+          .allMatch(id -> id.startsWith("GPU-"));
+      assertThat(kubelet.registration(MIG_1G)).isEmpty();
+
+      // An operator asks for MIG off on GPU 0: pending until the GPU is reset.
+      nvml.appendControl("mig-mode 0 1 0");
+      Eventually.await(
+          "one WARN about GPU 0's pending MIG mode",
+          WAIT,
+          () -> log.warnings().stream().anyMatch(w -> w.contains("after the GPU is next reset")));
+      assertThat(log.warnings().stream().filter(w -> w.contains("after the GPU is next reset")))
+          .hasSize(1)
+          .allMatch(w -> w.contains(node.gpus().get(0).uuid()) && w.contains("enabled now"));
+    }
+  }
+
+  @Test
   void anAllocateOfMigDevicesNamesTheirUuidsAndTheirParentAndAccessNodes() throws Exception {
     start("0=1g.10gb*7", "mixed", "pass-device-specs", "true");
     kubelet.awaitDevices(MIG_1G, count(7), WAIT);
