@@ -27,6 +27,7 @@ import io.grpc.stub.StreamObserver;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Collections;
+import java.util.HashMap;
 import java.util.HashSet;
 import java.util.IdentityHashMap;
 import java.util.LinkedHashMap;
@@ -192,6 +193,7 @@ final class DevicePluginService extends DevicePluginGrpc.DevicePluginImplBase {
                     + ")"));
         index++;
       }
+      requireDistinct(leases);
       // Write before acknowledge: the leases are the ledger's before the kubelet hears yes.
       if (ledger.lease(leases) instanceof LeaseResult.Refused refused) {
         throw Status.FAILED_PRECONDITION
@@ -214,6 +216,34 @@ final class DevicePluginService extends DevicePluginGrpc.DevicePluginImplBase {
           e.getStatus().getCode(),
           e.getStatus().getDescription());
       response.onError(e);
+    }
+  }
+
+  /**
+   * One device for two containers is the request's fault, not the node's: {@code INVALID_ARGUMENT}
+   * naming the device and both containers (the kubelet never sends it).
+   */
+  private static void requireDistinct(List<DeviceLedger.Request> containers) {
+    // By device, the slots named so far and their container: a slot named by a second container
+    // throws, so each device's map stays as small as its replica count, whatever the request holds.
+    Map<String, Map<ReplicaId, Integer>> byDevice = new HashMap<>();
+    for (int c = 0; c < containers.size(); c++) {
+      for (ReplicaId slot : containers.get(c).slots()) {
+        Map<ReplicaId, Integer> owner =
+            byDevice.computeIfAbsent(slot.deviceId(), d -> new HashMap<>());
+        for (Map.Entry<ReplicaId, Integer> seen : owner.entrySet()) {
+          if (seen.getValue() != c && seen.getKey().overlaps(slot)) {
+            throw invalid(
+                "device "
+                    + ClientText.quote(slot.advertisedId())
+                    + " is named by container requests "
+                    + seen.getValue()
+                    + " and "
+                    + c);
+          }
+        }
+        owner.putIfAbsent(slot, c);
+      }
     }
   }
 

@@ -24,6 +24,7 @@ import java.net.SocketAddress;
 import java.net.UnixDomainSocketAddress;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.Executor;
 import java.util.concurrent.TimeUnit;
@@ -100,6 +101,8 @@ public final class UnixGrpc implements AutoCloseable {
    * Starts a server on {@code socket}. The caller removes any stale file first (the epoll bind
    * would silently replace it, the NIO bind would fail).
    */
+  private static final ServerInterceptor BOUNDED_STATUS = new BoundedStatus();
+
   public Server startServer(
       Path socket,
       List<BindableService> services,
@@ -116,9 +119,10 @@ public final class UnixGrpc implements AutoCloseable {
             .withChildOption(ChannelOption.SO_KEEPALIVE, null)
             .maxInboundMessageSize(MAX_REQUEST_BYTES)
             .executor(executor);
+    List<ServerInterceptor> all = new ArrayList<>(interceptors);
+    all.add(BOUNDED_STATUS); // added last, so outermost: every status leaves through it
     for (BindableService service : services) {
-      builder.addService(
-          ServerInterceptors.intercept(malformed.guard(service.bindService()), interceptors));
+      builder.addService(ServerInterceptors.intercept(malformed.guard(service.bindService()), all));
     }
     return builder.build().start();
   }

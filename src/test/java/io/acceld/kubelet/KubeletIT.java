@@ -179,6 +179,48 @@ class KubeletIT {
         .containsExactly(uuid(7), uuid(0) + "," + uuid(1), uuid(3));
   }
 
+  /**
+   * One device for two containers is the request's fault (INVALID_ARGUMENT), not the node's; and a
+   * thousand container requests get an answer whose status fits in the client's header limit.
+   */
+  @Test
+  void aDeviceNamedByTwoContainersIsAnInvalidRequestAndAThousandContainersGetABoundedStatus()
+      throws Exception {
+    kubelet();
+    start(agent());
+    kubelet.awaitDevices(NVIDIA, l -> l.size() == 8, REGISTRATION);
+
+    assertThatThrownBy(
+            () -> kubelet.allocate(NVIDIA, List.of(List.of(uuid(0)), List.of(uuid(1), uuid(0)))))
+        .isInstanceOfSatisfying(
+            StatusRuntimeException.class,
+            e -> {
+              assertThat(e.getStatus().getCode()).isEqualTo(Status.Code.INVALID_ARGUMENT);
+              assertThat(e.getStatus().getDescription())
+                  .contains(uuid(0))
+                  .contains("container requests 0 and 1");
+            });
+    List<List<String>> thousand = new java.util.ArrayList<>();
+    for (int c = 0; c < 1_000; c++) {
+      thousand.add(List.of(uuid(c % 8)));
+    }
+    assertThatThrownBy(() -> kubelet.allocate(NVIDIA, thousand))
+        .isInstanceOfSatisfying(
+            StatusRuntimeException.class,
+            e -> {
+              assertThat(e.getStatus().getCode()).isEqualTo(Status.Code.INVALID_ARGUMENT);
+              assertThat(
+                      e.getStatus()
+                          .getDescription()
+                          .getBytes(java.nio.charset.StandardCharsets.UTF_8)
+                          .length)
+                  .isLessThanOrEqualTo(1024);
+            });
+    // Nothing was handed out: every GPU still free for the next pod.
+    assertThat(kubelet.allocateOne(NVIDIA, List.of(uuid(0))).getEnvsMap())
+        .containsEntry("NVIDIA_VISIBLE_DEVICES", uuid(0));
+  }
+
   @Test
   void unknownAndUnhealthyIdsAreRefusedByNameAndNothingIsHandedOut() throws Exception {
     kubelet();
