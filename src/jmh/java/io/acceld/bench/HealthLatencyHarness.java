@@ -6,7 +6,6 @@ import com.sun.jna.Native;
 import io.acceld.agent.Agent;
 import io.acceld.agent.NodeDiscovery;
 import io.acceld.config.AgentConfig;
-import io.acceld.config.ConfigLoader;
 import io.acceld.allocation.TopologyAwareChooser;
 import io.acceld.health.HealthEvents;
 import io.acceld.inventory.InventoryStore;
@@ -21,11 +20,9 @@ import io.acceld.simulate.Fixtures;
 import io.grpc.ManagedChannel;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.nio.file.StandardCopyOption;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
-import java.util.Optional;
 
 /**
  * Measures the time from a fault to its delivery in ListAndWatch, end to end: the real agent on the
@@ -48,30 +45,10 @@ public final class HealthLatencyHarness {
     int rounds = args.length > 0 ? Integer.parseInt(args[0]) : 200;
     Path work = Files.createTempDirectory("acceld-latency-");
     FixtureNode node = Fixtures.eightGpuNode(work.resolve("node"));
-    Path nvmlDir = Files.createDirectories(work.resolve("nvml"));
-    Path library = nvmlDir.resolve("libnvidia-ml.so.1");
-    Files.copy(
-        Path.of(System.getProperty("acceld.nativeProbes", "target/native-probes")).resolve("libnvidia-ml.so.1"),
-        library,
-        StandardCopyOption.REPLACE_EXISTING);
-    node.nvmlScenario().writeTo(nvmlDir);
-    // The kubelet's directory: the agent waits for it rather than create it.
-    Path plugins = Files.createDirectories(work.resolve("device-plugins"));
-    AgentConfig config =
-        ConfigLoader.load(
-            Map.ofEntries(
-                Map.entry("sysfs-root", node.tree().sysfsRoot().toString()),
-                Map.entry("dev-root", node.tree().devRoot().toString()),
-                Map.entry("proc-root", node.tree().procRoot().toString()),
-                Map.entry("nvml-library", library.toString()),
-                Map.entry("device-plugin-dir", plugins.toString()),
-                Map.entry("kubelet-registration", "none"),
-                Map.entry("rescan-interval", "0"),
-                Map.entry("health-quarantine", "20ms"),
-                Map.entry("health-probe-interval", "50ms")),
-            Map.of(),
-            Optional.empty());
-    Control control = Native.load(library.toString(), Control.class);
+    LatencyNode prepared = LatencyNode.prepare(work, node, Map.of());
+    AgentConfig config = prepared.config();
+    Path plugins = prepared.plugins();
+    Control control = Native.load(prepared.library().toString(), Control.class);
 
     // The pipeline and the kubelet side, composed as AgentDaemon composes them (without metrics).
     InventoryStore store = new InventoryStore();

@@ -6,7 +6,6 @@ import io.acceld.agent.Agent;
 import io.acceld.agent.NodeDiscovery;
 import io.acceld.allocation.TopologyAwareChooser;
 import io.acceld.config.AgentConfig;
-import io.acceld.config.ConfigLoader;
 import io.acceld.config.MigLayout;
 import io.acceld.health.HealthEvents;
 import io.acceld.inventory.Device;
@@ -24,14 +23,12 @@ import io.acceld.transport.UnixGrpc;
 import io.grpc.ManagedChannel;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.nio.file.StandardCopyOption;
 import java.nio.file.StandardOpenOption;
 import java.time.Clock;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
-import java.util.Optional;
 import java.util.concurrent.TimeUnit;
 
 /**
@@ -69,34 +66,13 @@ public final class MigLatencyHarness {
     }
     FixtureNode node =
         Fixtures.node(work.resolve("node"), 16, MigLayout.parse(layout.toString()));
-    Path nvmlDir = Files.createDirectories(work.resolve("nvml"));
-    Path library = nvmlDir.resolve("libnvidia-ml.so.1");
-    Files.copy(
-        Path.of(System.getProperty("acceld.nativeProbes", "target/native-probes"))
-            .resolve("libnvidia-ml.so.1"),
-        library,
-        StandardCopyOption.REPLACE_EXISTING);
-    node.nvmlScenario().writeTo(nvmlDir);
-    Path control = nvmlDir.resolve("nvml-control");
-    Files.writeString(control, "");
-    Path plugins = Files.createDirectories(work.resolve("device-plugins"));
-    AgentConfig config =
-        ConfigLoader.load(
-            Map.ofEntries(
-                Map.entry("sysfs-root", node.tree().sysfsRoot().toString()),
-                Map.entry("dev-root", node.tree().devRoot().toString()),
-                Map.entry("proc-root", node.tree().procRoot().toString()),
-                Map.entry("nvml-library", library.toString()),
-                Map.entry("device-plugin-dir", plugins.toString()),
-                Map.entry("kubelet-registration", "none"),
-                Map.entry("mig-strategy", "mixed"),
-                Map.entry("rescan-interval", "0"),
-                Map.entry("health-quarantine", "20ms"),
-                Map.entry("health-probe-interval", "50ms"),
-                Map.entry("kubelet-pending-lease-ttl", "1h")),
-            Map.of(),
-            Optional.empty());
-    Control faults = Native.load(library.toString(), Control.class);
+    LatencyNode prepared =
+        LatencyNode.prepare(
+            work, node, Map.of("mig-strategy", "mixed", "kubelet-pending-lease-ttl", "1h"));
+    AgentConfig config = prepared.config();
+    Path control = prepared.control();
+    Path plugins = prepared.plugins();
+    Control faults = Native.load(prepared.library().toString(), Control.class);
 
     InventoryStore store = new InventoryStore();
     DeviceLedger ledger = DeviceLedger.inMemory(Clock.systemUTC());
