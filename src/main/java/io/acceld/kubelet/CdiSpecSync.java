@@ -41,11 +41,18 @@ final class CdiSpecSync {
   }
 
   /**
-   * Makes the spec of {@code resource} describe {@code devices} (physical devices, each once).
+   * Makes the spec of {@code resource} describe {@code devices} (physical devices, each once); with
+   * none, removes it.
    *
    * @return whether the file was (re)written
    */
   synchronized boolean sync(String resource, List<Device> devices) {
+    if (devices.isEmpty()) {
+      // A resource advertised with no device (all gone, or a broken single MIG strategy) has no
+      // spec: a runtime has nothing to resolve from it, and some refuse a spec without devices.
+      remove(resource);
+      return false;
+    }
     byte[] rendered = writer.render(resource, devices);
     byte[] current = onDisk.computeIfAbsent(resource, this::readExisting);
     if (Arrays.equals(rendered, current)) {

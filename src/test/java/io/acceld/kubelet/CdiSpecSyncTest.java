@@ -54,6 +54,22 @@ class CdiSpecSyncTest {
   }
 
   @Test
+  void aResourceLeftWithNoDeviceHasNoSpecAndGetsOneBackWithItsDevices() throws Exception {
+    CdiSpecSync sync = new CdiSpecSync(new CdiSpecWriter(cdiDir, Path.of("/dev")));
+    Path spec = new CdiSpecWriter(cdiDir, Path.of("/dev")).specFile(NVIDIA);
+    sync.sync(NVIDIA, List.of(TestDevices.nvidia(0, 0)));
+    assertThat(spec).exists();
+
+    assertThat(sync.sync(NVIDIA, List.of())).isFalse();
+    assertThat(spec).doesNotExist();
+    assertThat(sync.verify(NVIDIA, List.of())).isFalse();
+    assertThat(spec).doesNotExist();
+
+    assertThat(sync.sync(NVIDIA, List.of(TestDevices.nvidia(1, 0)))).isTrue();
+    assertThat(spec).exists();
+  }
+
+  @Test
   void anUpToDateSpecLeftByAnEarlierAgentIsKeptAndAnUnreadableOneRewritten() throws Exception {
     CdiSpecWriter plain = new CdiSpecWriter(cdiDir, Path.of("/dev"));
     List<Device> gpus = List.of(TestDevices.nvidia(0, 0));
