@@ -3,17 +3,22 @@ package io.acceld.discovery;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
 import io.acceld.agent.AgentDaemon;
 import io.acceld.config.ConfigLoader;
 import io.acceld.config.MigLayout;
 import io.acceld.inventory.Device;
 import io.acceld.inventory.MigDetails;
 import io.acceld.inventory.NvidiaDetails;
+import io.acceld.inventory.ReplicaId;
 import io.acceld.ledger.Holder;
 import io.acceld.ledger.LeaseResult;
+import io.acceld.mesos.wire.MediaType;
 import io.acceld.nvml.NvmlEventType;
 import io.acceld.proto.deviceplugin.v1beta1.ContainerAllocateResponse;
 import io.acceld.proto.deviceplugin.v1beta1.DeviceSpec;
+import io.acceld.proto.mesos.v1.scheduler.Event;
 import io.acceld.simulate.FixtureNode;
 import io.acceld.simulate.Fixtures;
 import io.acceld.testing.DaemonFlags;
@@ -22,6 +27,8 @@ import io.acceld.testing.LogCapture;
 import io.acceld.testing.NvmlDouble;
 import io.acceld.testing.kubelet.DeviceState;
 import io.acceld.testing.kubelet.KubeletDouble;
+import io.acceld.testing.mesos.MesosCalls;
+import io.acceld.testing.mesos.MesosSchedulerClient;
 import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
@@ -76,8 +83,15 @@ class MigIT {
     for (int i = 0; i < more.length; i += 2) {
       flags.put(more[i], more[i + 1]);
     }
-    daemon = AgentDaemon.start(ConfigLoader.load(flags, Map.of(), Optional.empty()));
+    Optional<Path> file = Optional.empty();
+    if (yaml != null) {
+      file = Optional.of(Files.writeString(root.resolve("acceld.yaml"), yaml));
+    }
+    daemon = AgentDaemon.start(ConfigLoader.load(flags, Map.of(), file));
   }
+
+  /** A config file for the next {@link #start}, such as a sharing policy. */
+  String yaml;
 
   List<Device> devicesOf(String resource) {
     return daemon.ledger().current().inventory().devicesOf(resource);
@@ -177,6 +191,47 @@ class MigIT {
   }
 
   @Test
+  void timeSlicingReplicatesMigDevicesAsItDoesWholeGpus() throws Exception {
+    yaml = "resources:\n  " + MIG_1G + ":\n    replicas: 2\n";
+    start("0=1g.10gb*2", "mixed");
+
+    List<DeviceState> replicas = kubelet.awaitDevices(MIG_1G, count(4), WAIT);
+    Device first = devicesOf(MIG_1G).get(0);
+    assertThat(replicas)
+        .extracting(DeviceState::id)
+        .contains(first.id() + "::0", first.id() + "::1");
+    ContainerAllocateResponse response = kubelet.allocateOne(MIG_1G, List.of(first.id() + "::1"));
+    assertThat(response.getEnvsMap()).containsEntry("NVIDIA_VISIBLE_DEVICES", first.id());
+  }
+
+  @Test
+  void devicesListsEachMigDeviceWithItsProfileParentInstancesMemoryAndHolder() throws Exception {
+    start("0=3g.40gb", "mixed");
+    kubelet.awaitDevices(MIG_3G, count(1), WAIT);
+    Device mig = devicesOf(MIG_3G).get(0);
+    daemon
+        .ledger()
+        .lease(new Holder.MesosTask("fw", "t-7"), List.of(ReplicaId.whole(mig.id())), "test");
+
+    JsonNode rows = new ObjectMapper().readTree(get("/devices").body());
+    JsonNode row = null;
+    for (JsonNode r : rows) {
+      if (r.get("id").asText().equals(mig.id())) {
+        row = r;
+      }
+    }
+    assertThat(row).isNotNull();
+    assertThat(row.get("resource").asText()).isEqualTo(MIG_3G);
+    assertThat(row.get("migProfile").asText()).isEqualTo("3g.40gb");
+    assertThat(row.get("parentId").asText()).isEqualTo(node.gpus().get(0).uuid());
+    assertThat(row.get("gpuInstanceId").asInt()).isEqualTo(7);
+    assertThat(row.get("computeInstanceId").asInt()).isZero();
+    assertThat(row.get("memoryBytes").asLong()).isEqualTo(40192L << 20);
+    assertThat(row.get("health").asText()).isEqualTo("Healthy");
+    assertThat(row.get("holderKind").asText()).isEqualTo("mesos_task");
+  }
+
+  @Test
   void anAllocateOfMigDevicesNamesTheirUuidsAndTheirParentAndAccessNodes() throws Exception {
     start("0=1g.10gb*7", "mixed", "pass-device-specs", "true");
     kubelet.awaitDevices(MIG_1G, count(7), WAIT);
@@ -266,11 +321,7 @@ class MigIT {
     kubelet.awaitDevices(MIG_1G, count(7), WAIT);
     Device held = devicesOf(MIG_1G).get(0);
     Holder task = new Holder.MesosTask("fw", "t-1");
-    assertThat(
-            daemon
-                .ledger()
-                .lease(task, List.of(io.acceld.inventory.ReplicaId.whole(held.id())), "test")
-                .granted())
+    assertThat(daemon.ledger().lease(task, List.of(ReplicaId.whole(held.id())), "test").granted())
         .isTrue();
 
     // MIG mode off: GPU 0 is whole again, its MIG devices gone.
@@ -283,7 +334,7 @@ class MigIT {
             .ledger()
             .lease(
                 new Holder.KubeletPending("alloc-1"),
-                List.of(io.acceld.inventory.ReplicaId.whole(node.gpus().get(0).uuid())),
+                List.of(ReplicaId.whole(node.gpus().get(0).uuid())),
                 "Allocate");
     assertThat(whole).isInstanceOf(LeaseResult.Refused.class);
     assertThat(((LeaseResult.Refused) whole).message())
@@ -296,7 +347,7 @@ class MigIT {
                 .ledger()
                 .lease(
                     new Holder.KubeletPending("alloc-2"),
-                    List.of(io.acceld.inventory.ReplicaId.whole(node.gpus().get(0).uuid())),
+                    List.of(ReplicaId.whole(node.gpus().get(0).uuid())),
                     "Allocate")
                 .granted())
         .isTrue();
@@ -356,19 +407,12 @@ class MigIT {
   void mesosOffersMigDevicesAsTheirOwnScalarsAndGpusCountsWholeGpusOnly() throws Exception {
     start("0=1g.10gb*7", "mixed");
     kubelet.awaitDevices(MIG_1G, count(7), WAIT);
-    io.acceld.testing.mesos.MesosSchedulerClient client =
-        io.acceld.testing.mesos.MesosSchedulerClient.of(
-            "127.0.0.1:" + daemon.mesos().orElseThrow().port(),
-            io.acceld.mesos.wire.MediaType.JSON);
+    MesosSchedulerClient client =
+        MesosSchedulerClient.of("127.0.0.1:" + daemon.mesos().orElseThrow().port(), MediaType.JSON);
     try (var events =
         client.subscribe(
-            io.acceld.testing.mesos.MesosCalls.subscribe(
-                io.acceld.testing.mesos.MesosCalls.framework("mig", true), Optional.empty()))) {
-      var offer =
-          events
-              .awaitEvent(io.acceld.proto.mesos.v1.scheduler.Event.Type.OFFERS, WAIT)
-              .getOffers()
-              .getOffers(0);
+            MesosCalls.subscribe(MesosCalls.framework("mig", true), Optional.empty()))) {
+      var offer = events.awaitEvent(Event.Type.OFFERS, WAIT).getOffers().getOffers(0);
       Map<String, Double> scalars =
           offer.getResourcesList().stream()
               .filter(r -> r.hasScalar())
