@@ -62,6 +62,10 @@ final class CallRequests {
             e.getMessage(),
             LogThrottle.suffix(suppressed));
       }
+      // The rest of the body stays unread, so the server may close the connection after this
+      // answer (it drains only so much): say so, or a client that pools connections sends its next
+      // call into a closed socket.
+      exchange.getResponseHeaders().set("Connection", "close");
       Exchanges.text(exchange, 413, e.getMessage());
       return Optional.empty();
     }

@@ -24,6 +24,12 @@ import java.util.Map;
  *       Mesos clients send a handful of short headers.
  *   <li>{@code sun.net.httpserver.idleInterval=30} (seconds), the default, written down: idle
  *       keep-alive connections are closed after it.
+ *   <li>{@code sun.net.httpserver.drainAmount=1048576} (bytes, 64 KiB by default): when a handler
+ *       answers without reading the whole request body (a 413), the server reads and discards up to
+ *       this much before it decides whether to keep the connection; past it, it closes the socket
+ *       with the client still sending, and the client can lose the answer to a reset. A Mesos call
+ *       refused for its size then still gets its 413 up to 1 MiB; the time any read may take is
+ *       bounded by {@code maxReqTime} as above.
  *   <li>{@code sun.net.httpserver.nodelay=true}: the server writes a response's headers and its
  *       body separately, and with Nagle's algorithm on, the body waits for the client's delayed ACK
  *       of the headers: about 40 ms per call on a kept-alive connection, which is how Mesos clients
@@ -39,6 +45,7 @@ public final class JdkHttpServerProperties {
               "sun.net.httpserver.maxReqHeaderSize", "65536",
               "sun.net.httpserver.maxReqHeaders", "100",
               "sun.net.httpserver.idleInterval", "30",
+              "sun.net.httpserver.drainAmount", "1048576",
               "sun.net.httpserver.nodelay", "true"));
 
   private JdkHttpServerProperties() {}
