@@ -12,6 +12,7 @@ import io.acceld.proto.mesos.v1.Offer;
 import io.acceld.proto.mesos.v1.TaskStatus;
 import io.acceld.proto.mesos.v1.scheduler.Event;
 import io.acceld.testing.Eventually;
+import io.acceld.testing.ProcessCleanup;
 import io.acceld.testing.TestDevices;
 import io.acceld.testing.mesos.BridgeOverLedger;
 import io.acceld.testing.mesos.MesosCalls;
@@ -47,7 +48,7 @@ class MesosBridgeHealthTest {
     if (storage != null) {
       storage.close();
     }
-    ProcessHandle.current().descendants().forEach(ProcessHandle::destroyForcibly);
+    ProcessCleanup.killEverythingStarted();
   }
 
   @Test

@@ -14,6 +14,7 @@ import io.acceld.proto.mesos.v1.FrameworkInfo;
 import io.acceld.proto.mesos.v1.Offer;
 import io.acceld.proto.mesos.v1.scheduler.Event;
 import io.acceld.testing.Eventually;
+import io.acceld.testing.ProcessCleanup;
 import io.acceld.testing.TestDevices;
 import io.acceld.testing.mesos.BridgeOverLedger;
 import io.acceld.testing.mesos.MesosCalls;
@@ -52,7 +53,7 @@ class MesosMetricsTest {
     if (storage != null) {
       storage.close();
     }
-    ProcessHandle.current().descendants().forEach(ProcessHandle::destroyForcibly);
+    ProcessCleanup.killEverythingStarted();
   }
 
   private double value(String name, String... tags) {

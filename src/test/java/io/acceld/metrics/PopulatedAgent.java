@@ -20,6 +20,7 @@ import io.acceld.telemetry.GpuTelemetrySampler;
 import io.acceld.testing.Eventually;
 import io.acceld.testing.NvmlDouble;
 import io.acceld.testing.NvmlScenarios;
+import io.acceld.testing.ProcessCleanup;
 import io.acceld.testing.TestDevices;
 import io.acceld.testing.mesos.BridgeOverLedger;
 import io.acceld.testing.mesos.MesosCalls;
@@ -226,7 +227,7 @@ final class PopulatedAgent implements AutoCloseable {
       }
     }
     mesos.close(); // leaves the task's process running, as a restart of the agent would
-    ProcessHandle.current().descendants().forEach(ProcessHandle::destroyForcibly);
+    ProcessCleanup.killEverythingStarted();
     sampler.close();
     metrics.close();
     storage.close();

@@ -7,6 +7,7 @@ import io.acceld.proto.mesos.v1.TaskState;
 import io.acceld.proto.mesos.v1.TaskStatus;
 import io.acceld.testing.Eventually;
 import io.acceld.testing.MutableClock;
+import io.acceld.testing.ProcessCleanup;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -36,7 +37,7 @@ class CommandTasksTest {
   @AfterEach
   void close() {
     containers.close();
-    ProcessHandle.current().descendants().forEach(ProcessHandle::destroyForcibly);
+    ProcessCleanup.killEverythingStarted();
   }
 
   @Test

@@ -11,6 +11,7 @@ import io.acceld.proto.mesos.v1.executor.Call;
 import io.acceld.proto.mesos.v1.executor.Event;
 import io.acceld.testing.Eventually;
 import io.acceld.testing.MutableClock;
+import io.acceld.testing.ProcessCleanup;
 import io.acceld.testing.ProcessTable;
 import java.io.IOException;
 import java.nio.file.Files;
@@ -42,7 +43,7 @@ class ContainerRecoveryTest {
         c.close();
       }
     }
-    ProcessHandle.current().descendants().forEach(ProcessHandle::destroyForcibly);
+    ProcessCleanup.killEverythingStarted();
   }
 
   Containers open(RecordingSink sink) throws IOException {

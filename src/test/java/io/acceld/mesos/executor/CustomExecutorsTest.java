@@ -17,6 +17,7 @@ import io.acceld.proto.mesos.v1.executor.Call;
 import io.acceld.proto.mesos.v1.executor.Event;
 import io.acceld.testing.Eventually;
 import io.acceld.testing.MutableClock;
+import io.acceld.testing.ProcessCleanup;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -56,7 +57,7 @@ class CustomExecutorsTest {
     if (containers != null) {
       containers.close();
     }
-    ProcessHandle.current().descendants().forEach(ProcessHandle::destroyForcibly);
+    ProcessCleanup.killEverythingStarted();
   }
 
   /** An executor that stays up until destroyed, as one waiting for its HTTP subscription. */

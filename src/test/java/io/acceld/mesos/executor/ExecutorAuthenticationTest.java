@@ -19,6 +19,7 @@ import io.acceld.proto.mesos.v1.executor.Call;
 import io.acceld.proto.mesos.v1.executor.Event;
 import io.acceld.testing.Eventually;
 import io.acceld.testing.MutableClock;
+import io.acceld.testing.ProcessCleanup;
 import io.acceld.testing.mesos.MesosEventStream;
 import io.acceld.testing.mesos.MesosExecutorClient;
 import io.acceld.testing.mesos.MesosResponse;
@@ -107,7 +108,7 @@ class ExecutorAuthenticationTest {
   @AfterEach
   void close() {
     stopAgent();
-    ProcessHandle.current().descendants().forEach(ProcessHandle::destroyForcibly);
+    ProcessCleanup.killEverythingStarted();
   }
 
   private String hostPort() {
