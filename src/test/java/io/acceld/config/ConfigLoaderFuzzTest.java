@@ -3,6 +3,7 @@ package io.acceld.config;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.junit.jupiter.api.Assertions.assertTimeoutPreemptively;
 
+import io.acceld.testing.Waits;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -79,7 +80,7 @@ class ConfigLoaderFuzzTest {
     Random random = new Random(SEED);
     Path file = dir.resolve("acceld.yaml");
     assertTimeoutPreemptively(
-        Duration.ofSeconds(30),
+        Waits.scaled(Duration.ofSeconds(30)),
         () -> {
           for (int i = 0; i < 1_500; i++) {
             String yaml = document(random, VALUES);
@@ -93,7 +94,7 @@ class ConfigLoaderFuzzTest {
   void randomFlagsAndEnvironmentLoadOrAreRefusedNamingTheSetting() {
     Random random = new Random(SEED + 1);
     assertTimeoutPreemptively(
-        Duration.ofSeconds(30),
+        Waits.scaled(Duration.ofSeconds(30)),
         () -> {
           for (int i = 0; i < 1_500; i++) {
             Setting<?> setting = Settings.ALL.get(random.nextInt(Settings.ALL.size()));
@@ -115,7 +116,7 @@ class ConfigLoaderFuzzTest {
     Random random = new Random(SEED + 2);
     Path file = dir.resolve("acceld.yaml");
     assertTimeoutPreemptively(
-        Duration.ofSeconds(30),
+        Waits.scaled(Duration.ofSeconds(30)),
         () -> {
           for (int i = 0; i < 300; i++) {
             String yaml = document(random, KNOWN_DEFECT_VALUES);

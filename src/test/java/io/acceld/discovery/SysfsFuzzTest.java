@@ -7,6 +7,7 @@ import io.acceld.inventory.Device;
 import io.acceld.inventory.Inventory;
 import io.acceld.simulate.FixtureNode;
 import io.acceld.simulate.FixtureVariants;
+import io.acceld.testing.Waits;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.LinkOption;
@@ -50,7 +51,7 @@ class SysfsFuzzTest {
     assertThat(before).isNotEmpty();
     Random random = new Random(SEED);
     assertTimeoutPreemptively(
-        Duration.ofSeconds(30),
+        Waits.scaled(Duration.ofSeconds(30)),
         () -> {
           List<Path> devices;
           try (Stream<Path> listed = Files.list(sysfs.resolve("bus/pci/devices"))) {

@@ -8,6 +8,7 @@ import com.google.protobuf.Descriptors.Descriptor;
 import com.google.protobuf.Descriptors.FieldDescriptor;
 import com.google.protobuf.Message;
 import io.acceld.proto.mesos.v1.scheduler.Call;
+import io.acceld.testing.Waits;
 import io.acceld.testing.mesos.RecordIoReader;
 import java.io.ByteArrayInputStream;
 import java.io.ByteArrayOutputStream;
@@ -31,7 +32,7 @@ import org.junit.jupiter.api.Test;
 class MesosDecodeFuzzTest {
   private static final long SEED = 0x4d65736f73L;
   private static final int CASES = 3_000;
-  private static final Duration BUDGET = Duration.ofSeconds(20);
+  private static final Duration BUDGET = Waits.scaled(Duration.ofSeconds(20));
 
   private static final Message[] CALLS = {
     Call.getDefaultInstance(), io.acceld.proto.mesos.v1.executor.Call.getDefaultInstance()
@@ -133,7 +134,7 @@ class MesosDecodeFuzzTest {
                   + "}}}}")
               .getBytes(StandardCharsets.UTF_8);
       assertTimeoutPreemptively(
-          Duration.ofSeconds(2),
+          Waits.scaled(Duration.ofSeconds(2)),
           () ->
               assertThatThrownBy(
                       () -> MesosCodec.decode(body, MediaType.JSON, Call.getDefaultInstance()))
