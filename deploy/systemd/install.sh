@@ -1,59 +1,27 @@
 #!/usr/bin/env bash
-# Installs (or upgrades) acceld as a systemd service.
+# Installs (or upgrades) acceld as a systemd service from a source checkout:
 #
 #   deploy/systemd/install.sh [--no-start] [JAR]    (as root; JAR defaults to target/acceld.jar)
 #
-# Installs the unit, /etc/default/acceld, the acceld command in /usr/local/bin and its bash
-# completion; each path can be moved with PREFIX, UNIT_DIR, ENV_FILE, CONFIG_DIR, BIN_DIR and
-# COMPLETION_DIR (InstallScriptIT installs into a temporary tree that way, with --no-start).
-#
-# Builds the runtime tree with deploy/image/build-runtime.sh straight into $PREFIX (default
-# /opt/acceld: the AppCDS archive is tied to the jar's final path), keeping the tree it replaces as
-# $PREFIX.previous. Rollback: systemctl stop acceld; rm -rf $PREFIX; mv $PREFIX.previous $PREFIX;
-# systemctl start acceld. Needs a JDK 17+ (jdeps, jlink) on PATH or in JAVA_HOME.
+# Builds the release tarball from JAR with deploy/release/build.sh (needs a JDK 17+: jdeps, jlink)
+# and installs it with the tarball's own install.sh, so a source install is a release install:
+# same tree, same unit, same AppCDS archive made in place. PREFIX, UNIT_DIR, ENV_FILE, CONFIG_DIR,
+# BIN_DIR, COMPLETION_DIR and ACCELD_SKIP_CDS pass through (see deploy/release/install.sh).
+# A host without a JDK installs the release tarball or .deb instead (README "Install").
 set -euo pipefail
 
-start=true
+args=()
 if [ "${1:-}" = --no-start ]; then
-  start=false
+  args+=(--no-start)
   shift
 fi
 here=$(cd "$(dirname "$0")" && pwd)
 repo=$(cd "$here/../.." && pwd)
 jar=${1:-$repo/target/acceld.jar}
-prefix=${PREFIX:-/opt/acceld}
-unit_dir=${UNIT_DIR:-/etc/systemd/system}
-env_file=${ENV_FILE:-/etc/default/acceld}
-config_dir=${CONFIG_DIR:-/etc/acceld}
-bin_dir=${BIN_DIR:-/usr/local/bin}
-# bash-completion loads completions/<command> from each of XDG_DATA_DIRS (/usr/local/share first).
-completion_dir=${COMPLETION_DIR:-/usr/local/share/bash-completion/completions}
 
-if [ ! -f "$jar" ]; then
-  echo "$0: $jar not found: build it with ./mvnw -B package -DskipTests" >&2
-  exit 1
-fi
-
-if [ -d "$prefix" ]; then
-  rm -rf "$prefix.previous"
-  mv "$prefix" "$prefix.previous"
-fi
-"$repo/deploy/image/build-runtime.sh" "$jar" "$prefix"
-
-install -d -m 0755 "$unit_dir" "$config_dir" "$bin_dir" "$completion_dir"
-sed "s|/opt/acceld/|$prefix/|g" "$here/acceld.service" >"$unit_dir/acceld.service"
-chmod 0644 "$unit_dir/acceld.service"
-if [ ! -e "$env_file" ]; then
-  install -D -m 0644 "$here/acceld.env" "$env_file"
-fi
-ln -sf "$prefix/bin/acceld" "$bin_dir/acceld"
-ln -sf "$prefix/share/bash-completion/completions/acceld" "$completion_dir/acceld"
-
-if [ "$start" = true ]; then
-  systemctl daemon-reload
-  systemctl enable acceld.service
-  systemctl restart acceld.service
-  echo "acceld installed in $prefix and (re)started: systemctl status acceld"
-else
-  echo "acceld installed in $prefix; start it with: systemctl daemon-reload && systemctl enable --now acceld"
-fi
+work=$(mktemp -d)
+trap 'rm -rf "$work"' EXIT
+ACCELD_RELEASE_DEB=false "$repo/deploy/release/build.sh" "$jar" "$work/out"
+tar -xzf "$work"/out/acceld-*-linux-*.tar.gz -C "$work"
+installers=("$work"/acceld-*/install.sh)
+"${installers[0]}" "${args[@]}"

@@ -32,6 +32,12 @@ public final class Command {
   private Command() {}
 
   public static Result run(Path dir, Map<String, String> env, List<String> command) {
+    return run(dir, env, command, TIMEOUT);
+  }
+
+  /** As above, for a program that takes longer than a minute on an idle machine. */
+  public static Result run(
+      Path dir, Map<String, String> env, List<String> command, Duration idleTimeout) {
     ProcessBuilder builder = new ProcessBuilder(command).directory(dir.toFile());
     builder.redirectErrorStream(true);
     builder.environment().putAll(env);
@@ -39,7 +45,7 @@ public final class Command {
       Process process = builder.start();
       process.getOutputStream().close();
       CompletableFuture<String> output = CompletableFuture.supplyAsync(() -> readAll(process));
-      Duration timeout = Waits.scaled(TIMEOUT);
+      Duration timeout = Waits.scaled(idleTimeout);
       if (!process.waitFor(timeout.toNanos(), TimeUnit.NANOSECONDS)) {
         // The program's children too (a script's jlink, say), which outlive it otherwise.
         process.descendants().forEach(ProcessHandle::destroyForcibly);

@@ -1,0 +1,250 @@
+package io.acceld.deploy;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assumptions.assumeThat;
+
+import io.acceld.testing.Command;
+import io.acceld.testing.Waits;
+import io.acceld.testing.kubelet.KubeletDouble;
+import io.acceld.util.BuildInfo;
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.stream.Stream;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * The release artefacts as an operator gets them: {@code deploy/release/build.sh} run for real, its
+ * tarball installed by its own {@code install.sh} ({@link RuntimeImage} installs it once; {@code
+ * RuntimeImageIT} runs what it installed) and its .deb by {@code dpkg}, each into a throwaway root
+ * with no JDK on the {@code PATH}, and the agent started from there.
+ */
+class ReleaseIT {
+  private static final long MAX_BYTES = 60L << 20;
+
+  @TempDir Path dir;
+
+  private static String version() {
+    return BuildInfo.current().version();
+  }
+
+  @Test
+  void bothArtefactsAreNamedForTheVersionFitIn60MiBAndAreInSha256sums() throws IOException {
+    Path tarball = RuntimeImage.tarball();
+    Path deb = RuntimeImage.deb();
+    assertThat(tarball.getFileName()).hasToString("acceld-" + version() + "-linux-amd64.tar.gz");
+    assertThat(deb.getFileName()).hasToString("acceld_" + version() + "_amd64.deb");
+    assertThat(Files.size(tarball)).isLessThanOrEqualTo(MAX_BYTES);
+    assertThat(Files.size(deb)).isLessThanOrEqualTo(MAX_BYTES);
+    String check =
+        Command.run(RuntimeImage.release(), "sha256sum", "--check", "--strict", "sha256sums").ok();
+    assertThat(check).contains(tarball.getFileName() + ": OK").contains(deb.getFileName() + ": OK");
+  }
+
+  @Test
+  void aSecondBuildFromTheSameJarGivesTheSameBytes() throws IOException {
+    Path second = dir.resolve("second");
+    Command.run(
+            Path.of("."),
+            Map.of("JAVA_HOME", System.getProperty("java.home")),
+            List.of(
+                "bash",
+                RuntimeImage.RELEASE_BUILD.toString(),
+                RuntimeImage.jar().toString(),
+                second.toString()),
+            RuntimeImage.BUILD_TIME)
+        .ok();
+    assertThat(Files.readString(second.resolve("sha256sums")))
+        .isEqualTo(Files.readString(RuntimeImage.release().resolve("sha256sums")));
+  }
+
+  @Test
+  void theTarballInstallsWithoutAJdkAndMakesItsArchiveWhereItIsInstalled() throws Exception {
+    Path root = RuntimeImage.installRoot();
+    Path prefix = RuntimeImage.prefix();
+    Path bin = root.resolve("usr/local/bin");
+    assertThat(Files.readString(root.resolve("etc/systemd/system/acceld.service")))
+        .contains("ExecStart=" + prefix + "/bin/acceld run");
+    assertThat(root.resolve("etc/default/acceld")).isRegularFile();
+    assertThat(root.resolve("etc/acceld/config.yaml")).isRegularFile();
+    assertThat(bin.resolve("acceld").toRealPath())
+        .isEqualTo(prefix.resolve("bin/acceld").toRealPath());
+    Path completion = root.resolve("usr/local/share/bash-completion/completions/acceld");
+    assertThat(completion.toRealPath())
+        .isEqualTo(prefix.resolve("share/bash-completion/completions/acceld").toRealPath());
+    assertThat(Command.run(root, "bash", "-n", completion.toString()).exitCode()).isZero();
+    // The archive was made for where the tree now is, by the tree's own runtime.
+    assertThat(prefix.resolve("jre/lib/acceld.jsa")).isNotEmptyFile();
+    assertThat(Files.readString(prefix.resolve("jre/lib/acceld.jsa.classpath")).strip())
+        .isEqualTo(prefix.resolve("lib/acceld.jar").toString());
+    assertThat(prefix.resolve("install.sh")).doesNotExist();
+
+    // The installed command, with no JDK reachable; -Xshare:on turns an archive that does not fit
+    // into a failed start.
+    Map<String, String> env = withJvmFlags(RuntimeImage.noJdk(), "-Xshare:on");
+    String shown = Command.run(dir, env, List.of(bin + "/acceld", "--version")).ok();
+    assertThat(shown.lines().findFirst()).hasValue("acceld " + version());
+  }
+
+  @Test
+  void anUpgradeKeepsThePreviousTreeAndTheOperatorsFiles() throws Exception {
+    Path root = dir.resolve("root");
+    Path tree = RuntimeImage.extract(dir.resolve("extracted"));
+    Map<String, String> env = RuntimeImage.installEnvironment(root);
+    env.put("ACCELD_SKIP_CDS", "true");
+    List<String> install = List.of(tree.resolve("install.sh").toString(), "--no-start");
+    Command.run(dir, env, install).ok();
+    Files.writeString(root.resolve("etc/default/acceld"), "ACCELD_ARGS=--log-level debug\n");
+    Files.writeString(root.resolve("etc/acceld/config.yaml"), "log-level: debug\n");
+
+    Command.run(dir, env, install).ok();
+
+    assertThat(root.resolve("opt/acceld.previous/bin/acceld")).isExecutable();
+    assertThat(root.resolve("opt/acceld/bin/acceld")).isExecutable();
+    assertThat(Files.readString(root.resolve("etc/default/acceld")))
+        .isEqualTo("ACCELD_ARGS=--log-level debug\n");
+    assertThat(Files.readString(root.resolve("etc/acceld/config.yaml")))
+        .isEqualTo("log-level: debug\n");
+  }
+
+  @Test
+  void theDebInstallsIntoAThrowawayRootRunsAndRemovesAndPurgesCleanly() throws Exception {
+    assumeThat(ProcessHandle.current().info().user())
+        .as("dpkg --root installs as root (CI runs as root)")
+        .hasValue("root");
+    Path root = dir.resolve("root");
+    for (String d : List.of("info", "updates", "triggers")) {
+      Files.createDirectories(root.resolve("var/lib/dpkg").resolve(d));
+    }
+    Files.writeString(root.resolve("var/lib/dpkg/status"), "");
+    Files.writeString(root.resolve("var/lib/dpkg/available"), "");
+    Map<String, String> env = RuntimeImage.noJdk();
+    // The postinst's archive is the tarball's install.sh's, checked above: not twice.
+    env.put("ACCELD_SKIP_CDS", "true");
+
+    dpkg(root, env, "--install", RuntimeImage.deb().toString());
+
+    Path prefix = root.resolve("opt/acceld");
+    assertThat(prefix.resolve("bin/acceld")).isExecutable();
+    assertThat(root.resolve("lib/systemd/system/acceld.service")).isRegularFile();
+    assertThat(root.resolve("usr/bin/acceld").toRealPath())
+        .isEqualTo(prefix.resolve("bin/acceld").toRealPath());
+    // Enabled, not started: what `systemctl enable` makes for WantedBy=multi-user.target.
+    Path wants = root.resolve("etc/systemd/system/multi-user.target.wants/acceld.service");
+    assertThat(Files.readSymbolicLink(wants))
+        .isEqualTo(Path.of("/lib/systemd/system/acceld.service"));
+    assertThat(
+            Command.run(
+                    dir,
+                    env,
+                    List.of(
+                        "dpkg-query",
+                        "--admindir=" + root.resolve("var/lib/dpkg"),
+                        "--showformat=${Conffiles}",
+                        "--show",
+                        "acceld"))
+                .ok())
+        .contains("/etc/default/acceld")
+        .contains("/etc/acceld/config.yaml");
+    startsAndRegisters(prefix, env);
+
+    // remove: the package's files go; the conffiles and the state stay.
+    Files.writeString(root.resolve("etc/default/acceld"), "ACCELD_ARGS=--log-level debug\n");
+    Path state = Files.createDirectories(root.resolve("var/lib/acceld"));
+    Files.writeString(state.resolve("ledger.json"), "{}");
+    dpkg(root, env, "--remove", "acceld");
+    assertThat(prefix).doesNotExist();
+    assertThat(wants).doesNotExist();
+    assertThat(root.resolve("usr/bin/acceld")).doesNotExist();
+    assertThat(Files.readString(root.resolve("etc/default/acceld")))
+        .isEqualTo("ACCELD_ARGS=--log-level debug\n");
+    assertThat(state.resolve("ledger.json")).exists();
+
+    // purge: all of it.
+    dpkg(root, env, "--purge", "acceld");
+    assertThat(root.resolve("etc/default/acceld")).doesNotExist();
+    assertThat(root.resolve("etc/acceld")).doesNotExist();
+    assertThat(state).doesNotExist();
+  }
+
+  @Test
+  void lintianFindsNothingUnexplained() {
+    assumeThat(onPath("lintian")).as("lintian is installed (.ci/run installs it)").isTrue();
+    Command.Result lint =
+        Command.run(
+            dir,
+            Map.of(),
+            List.of(
+                "lintian",
+                "--fail-on",
+                "error,warning",
+                "--no-tag-display-limit",
+                RuntimeImage.deb().toString()),
+            Duration.ofMinutes(2));
+    assertThat(lint.exitCode()).as(lint.output()).isZero();
+  }
+
+  private void dpkg(Path root, Map<String, String> env, String... action) {
+    List<String> command =
+        new ArrayList<>(
+            List.of(
+                "dpkg",
+                "--root=" + root,
+                "--force-script-chrootless",
+                "--force-depends",
+                "--log=" + dir.resolve("dpkg.log")));
+    command.addAll(List.of(action));
+    Command.Result result = Command.run(dir, env, command, RuntimeImage.BUILD_TIME);
+    assertThat(result.exitCode()).as("%s:%n%s", command, result.output()).isZero();
+  }
+
+  /** The agent from {@code prefix} on the simulated node registers with a kubelet and stops. */
+  private void startsAndRegisters(Path prefix, Map<String, String> env) throws Exception {
+    try (KubeletDouble kubelet = KubeletDouble.start(dir.resolve("kubelet/device-plugins"))) {
+      ProcessBuilder builder =
+          new ProcessBuilder(
+                  prefix.resolve("bin/acceld").toString(),
+                  "run",
+                  "--simulate",
+                  "--device-plugin-dir",
+                  kubelet.deviceDir().toString(),
+                  "--metrics-address",
+                  "127.0.0.1:0")
+              .directory(dir.toFile())
+              .redirectErrorStream(true)
+              .redirectOutput(dir.resolve("agent.log").toFile());
+      builder.environment().putAll(env);
+      builder
+          .environment()
+          .put("ACCELD_NATIVE_PROBES", RuntimeImage.nativeProbes().toAbsolutePath().toString());
+      Process agent = builder.start();
+      try {
+        kubelet.awaitRegistered("nvidia.com/gpu", Duration.ofSeconds(60));
+        assertThat(Path.of("/proc", Long.toString(agent.pid()), "exe").toRealPath())
+            .isEqualTo(prefix.resolve("jre/bin/java").toRealPath());
+        agent.destroy();
+        assertThat(Waits.exited(agent, Duration.ofSeconds(10))).as("stopped on SIGTERM").isTrue();
+        assertThat(agent.exitValue()).as(Files.readString(dir.resolve("agent.log"))).isZero();
+      } finally {
+        agent.destroyForcibly();
+      }
+    }
+  }
+
+  private static Map<String, String> withJvmFlags(Map<String, String> env, String flags) {
+    Map<String, String> with = new HashMap<>(env);
+    with.put("ACCELD_JVM_EXTRA_FLAGS", flags);
+    return with;
+  }
+
+  private static boolean onPath(String program) {
+    return Stream.of(System.getenv().getOrDefault("PATH", "").split(":"))
+        .anyMatch(d -> !d.isEmpty() && Files.isExecutable(Path.of(d, program)));
+  }
+}
