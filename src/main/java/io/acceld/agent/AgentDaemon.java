@@ -12,6 +12,9 @@ import io.acceld.inventory.InventoryStore;
 import io.acceld.kubelet.KubeletPublisher;
 import io.acceld.kubelet.PluginEvents;
 import io.acceld.kubelet.podresources.PodResourcesPoller;
+import io.acceld.labels.LabelInputs;
+import io.acceld.labels.NodeLabels;
+import io.acceld.labels.NodeLabelsPublisher;
 import io.acceld.ledger.DeviceLedger;
 import io.acceld.ledger.Holder;
 import io.acceld.ledger.LedgerStorage;
@@ -50,7 +53,8 @@ import org.slf4j.LoggerFactory;
  * device ledger first (the ledger restored from its checkpoint before anything serves), then what
  * follows them (telemetry, metrics), the pipeline itself ({@link Agent}), and the publishers: the
  * kubelet side (device-plugin servers and the pod-resources poller that keeps its leases true) and
- * the HTTP endpoints. Publishers never know of each other; each reads the ledger.
+ * the HTTP endpoints. Publishers never know of each other; each reads the ledger. The node labels'
+ * feature file follows the inventory alone (it hands out nothing).
  *
  * <p>Closing it stops the parts in the reverse order, kubelet servers before the pipeline so their
  * sockets go away first, and the ledger last, after a final checkpoint write.
@@ -64,6 +68,7 @@ public final class AgentDaemon implements AutoCloseable {
   private KubeletPublisher kubelet;
   private MetricsServer server;
   private Optional<MesosBridge> mesos = Optional.empty();
+  private Optional<NodeLabelsPublisher> nodeLabels = Optional.empty();
 
   private AgentDaemon() {}
 
@@ -138,6 +143,16 @@ public final class AgentDaemon implements AutoCloseable {
                 kubelet::serves,
                 config.get(Settings.KUBELET_PENDING_LEASE_TTL)));
     agent.start();
+    // After the first scan: the store now holds the node, whose labels replace any the file has.
+    nodeLabels =
+        NodeLabelsPublisher.start(
+            config.get(Settings.NODE_LABELS_FILE),
+            store,
+            inventory ->
+                NodeLabels.of(
+                    new LabelInputs(
+                        inventory, config.get(Settings.MIG_STRATEGY), config::sharing)));
+    nodeLabels.ifPresent(this::keep);
     ExpectedDevices expected = new ExpectedDevices(config.get(Settings.EXPECT_DEVICES));
     log.info(
         "{}",
@@ -212,6 +227,11 @@ public final class AgentDaemon implements AutoCloseable {
                 new RuntimeSpecs(config.get(Settings.HOST_DEV_PREFIX), Optional.empty()),
                 pods::settled,
                 clock)));
+  }
+
+  /** The node labels' feature-file writer, when it runs. */
+  public Optional<NodeLabelsPublisher> nodeLabels() {
+    return nodeLabels;
   }
 
   /** The Mesos bridge, when it runs. */

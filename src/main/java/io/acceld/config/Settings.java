@@ -345,6 +345,16 @@ public final class Settings {
           Parsers.string(),
           "");
 
+  public static final Setting<Optional<Path>> NODE_LABELS_FILE =
+      new Setting<>(
+          "node-labels-file",
+          "PATH",
+          "Node Feature Discovery feature file the node's labels are written to (GPU Feature"
+              + " Discovery's and AMD's node labeller's keys, and acceld.io/*), rewritten when the"
+              + " hardware changes; empty turns it off, as does a directory that does not exist.",
+          Parsers.optional(Parsers.path()),
+          "/etc/kubernetes/node-feature-discovery/features.d/acceld");
+
   public static final Setting<Duration> CDI_CHECK_INTERVAL =
       new Setting<>(
           "cdi-check-interval",
@@ -438,6 +448,7 @@ public final class Settings {
           METRICS_TLS_CERT,
           METRICS_TLS_KEY,
           CDI_CHECK_INTERVAL,
+          NODE_LABELS_FILE,
           LOOP_STUCK_AFTER,
           SIMULATE_GPUS,
           SIMULATE_MIG,

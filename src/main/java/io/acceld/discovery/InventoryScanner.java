@@ -1,6 +1,7 @@
 package io.acceld.discovery;
 
 import io.acceld.config.MigStrategy;
+import io.acceld.inventory.AmdDetails;
 import io.acceld.inventory.Device;
 import io.acceld.inventory.HealthProblem;
 import io.acceld.inventory.Inventory;
@@ -8,14 +9,20 @@ import io.acceld.inventory.NodeInfo;
 import io.acceld.inventory.NvidiaDetails;
 import io.acceld.inventory.PciAddresses;
 import io.acceld.inventory.PcieLevel;
+import io.acceld.inventory.PhysicalGpu;
 import io.acceld.inventory.Topology;
 import io.acceld.nvml.NvmlGpu;
+import io.acceld.nvml.NvmlMigDevice;
 import io.acceld.nvml.NvmlNodeInfo;
 import io.acceld.util.ClientText;
 import io.acceld.util.RateLimitedLog;
+import java.io.IOException;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.Comparator;
 import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -23,6 +30,7 @@ import java.util.Locale;
 import java.util.Map;
 import java.util.Optional;
 import java.util.OptionalInt;
+import java.util.OptionalLong;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.stream.Collectors;
@@ -39,6 +47,7 @@ import org.slf4j.LoggerFactory;
 public final class InventoryScanner {
   private static final Logger log = LoggerFactory.getLogger(InventoryScanner.class);
 
+  private final Path sysfsRoot;
   private final SysfsPciScanner pci;
   private final DeviceClassifier classifier;
   private final DeviceNodeResolver nodes;
@@ -71,6 +80,7 @@ public final class InventoryScanner {
       NvidiaSource nvidia,
       MigStrategy migStrategy) {
     this.migStrategy = migStrategy;
+    this.sysfsRoot = sysfsRoot;
     this.pci = new SysfsPciScanner(sysfsRoot);
     this.classifier = classifier;
     this.nodes = new DeviceNodeResolver(devRoot);
@@ -99,6 +109,12 @@ public final class InventoryScanner {
     records.conflicts().values().forEach(reason -> faults.warn("{}", reason));
 
     records.byAddress().values().forEach(this::warnPendingMigMode);
+    // Read once per scan, and only on a node with AMD devices to describe.
+    KfdTopology kfd =
+        classified.keySet().stream().anyMatch(d -> d.vendor() == DeviceClassifier.VENDOR_AMD)
+            ? KfdTopology.read(sysfsRoot)
+            : KfdTopology.NONE;
+    List<PhysicalGpu> nvidiaGpus = new ArrayList<>();
     MigExpansion mig =
         new MigExpansion(
             migStrategy,
@@ -117,7 +133,13 @@ public final class InventoryScanner {
                   HealthProblem.of(
                       HealthProblem.Kind.NVML_ERROR, records.conflicts().get(d.address())))
               : List.of();
-      Device built = build(d, entry.getValue(), gpu, nvidiaInPciOrder.indexOf(d), conflicts);
+      Optional<NvidiaProcInfo> proc =
+          nvidia ? NvidiaProcInfo.read(procRoot, d.address()) : Optional.empty();
+      Device built =
+          build(d, entry.getValue(), gpu, proc, nvidiaInPciOrder.indexOf(d), conflicts, kfd);
+      if (nvidia) {
+        nvidiaGpus.add(physical(built, d, gpu, namedModel(d, gpu, proc)));
+      }
       for (Device device : nvidia ? mig.expand(built, gpu) : List.of(built)) {
         if (pciById.containsKey(device.id())) {
           // Any other source of a repeated ID must still cost one device, never the whole scan.
@@ -145,7 +167,8 @@ public final class InventoryScanner {
                     new NodeInfo(
                         Optional.ofNullable(i.driverVersion()),
                         Optional.ofNullable(i.cudaVersion())))
-            .orElse(NodeInfo.EMPTY);
+            .orElse(NodeInfo.EMPTY)
+            .withHardware(machine(), byNvmlIndex(nvidiaGpus));
     MigExpansion.Result result = mig.finish(devices, node);
     reportViolation(result.violation());
     return new Inventory(
@@ -187,16 +210,67 @@ public final class InventoryScanner {
     }
   }
 
+  /**
+   * The machine's model from its DMI {@code product_name}, as GPU Feature Discovery reads it for
+   * {@code nvidia.com/gpu.machine}; empty where firmware does not say (VMs without DMI, non-x86).
+   */
+  private Optional<String> machine() {
+    Path file = sysfsRoot.resolve("class/dmi/id/product_name");
+    try {
+      return Optional.of(Files.readString(file, StandardCharsets.UTF_8).strip())
+          .filter(s -> !s.isEmpty());
+    } catch (IOException e) {
+      return Optional.empty();
+    }
+  }
+
+  /** An NVIDIA GPU as found, before the MIG strategy replaces or withdraws it. */
+  private static PhysicalGpu physical(
+      Device whole, PciDevice d, NvmlGpu gpu, Optional<String> model) {
+    if (gpu == null || whole.nvidia().isEmpty()) {
+      return new PhysicalGpu(
+          whole.id(),
+          d.address(),
+          -1,
+          model,
+          d.classCode(),
+          OptionalLong.empty(),
+          Optional.empty(),
+          Optional.empty(),
+          List.of());
+    }
+    return new PhysicalGpu(
+        whole.id(),
+        d.address(),
+        gpu.index(),
+        model,
+        d.classCode(),
+        gpu.memoryBytes() >= 0 ? OptionalLong.of(gpu.memoryBytes()) : OptionalLong.empty(),
+        gpu.computeCapability(),
+        gpu.migEnabled(),
+        MigExpansion.inMigMode(gpu)
+            ? gpu.migDevices().stream().map(NvmlMigDevice::profile).toList()
+            : List.of());
+  }
+
+  /** NVML's order, which GPU Feature Discovery's "first GPU" follows; then PCI order. */
+  private static List<PhysicalGpu> byNvmlIndex(List<PhysicalGpu> gpus) {
+    List<PhysicalGpu> sorted = new ArrayList<>(gpus);
+    sorted.sort(
+        Comparator.comparingInt(
+                (PhysicalGpu g) -> g.seenByNvml() ? g.nvmlIndex() : Integer.MAX_VALUE)
+            .thenComparing(PhysicalGpu::pciAddress));
+    return sorted;
+  }
+
   private Device build(
       PciDevice d,
       String resource,
       NvmlGpu gpu,
+      Optional<NvidiaProcInfo> proc,
       int nvidiaPciOrder,
-      List<HealthProblem> conflicts) {
-    Optional<NvidiaProcInfo> proc =
-        d.vendor() == DeviceClassifier.VENDOR_NVIDIA
-            ? NvidiaProcInfo.read(procRoot, d.address())
-            : Optional.empty();
+      List<HealthProblem> conflicts,
+      KfdTopology kfd) {
     DeviceNodes found = resolveNodes(d, gpu, proc, nvidiaPciOrder);
 
     List<HealthProblem> problems = new ArrayList<>(conflicts);
@@ -232,7 +306,31 @@ public final class InventoryScanner {
         d.driver(),
         found.present(),
         problems,
-        details);
+        details,
+        d.vendor() == DeviceClassifier.VENDOR_AMD ? Optional.of(amd(d, kfd)) : Optional.empty());
+  }
+
+  /** What amdgpu's sysfs and the KFD node of the device's render node say about an AMD GPU. */
+  private static AmdDetails amd(PciDevice d, KfdTopology kfd) {
+    Optional<KfdTopology.GpuNode> node =
+        d.drmNodes().stream()
+            .map(KfdTopology::renderMinor)
+            .filter(OptionalInt::isPresent)
+            .map(OptionalInt::getAsInt)
+            .findFirst()
+            .flatMap(kfd::gpu);
+    AmdgpuAttributes attributes = d.amdgpu();
+    return new AmdDetails(
+        d.productName(),
+        node.map(KfdTopology.GpuNode::vramBytes).orElse(OptionalLong.empty()),
+        node.map(KfdTopology.GpuNode::simdCount).orElse(OptionalInt.empty()),
+        node.map(KfdTopology.GpuNode::simdPerCu).orElse(OptionalInt.empty()),
+        attributes.driverVersion(),
+        attributes.driverSrcVersion(),
+        attributes.computePartition(),
+        attributes.memoryPartition(),
+        attributes.computePartitioning(),
+        attributes.memoryPartitioning());
   }
 
   private DeviceNodes resolveNodes(
@@ -259,13 +357,18 @@ public final class InventoryScanner {
   }
 
   private static String model(PciDevice d, NvmlGpu gpu, Optional<NvidiaProcInfo> proc) {
-    if (gpu != null && gpu.name() != null && !gpu.name().isBlank()) {
-      return gpu.name();
-    }
-    return proc.flatMap(NvidiaProcInfo::model)
-        .or(d::productName)
+    return namedModel(d, gpu, proc)
         .orElseGet(
             () -> vendorName(d.vendor()) + String.format(Locale.ROOT, " [%04x]", d.device()));
+  }
+
+  /** The model as NVML, the NVIDIA driver or sysfs names it; empty when none does. */
+  private static Optional<String> namedModel(
+      PciDevice d, NvmlGpu gpu, Optional<NvidiaProcInfo> proc) {
+    if (gpu != null && gpu.name() != null && !gpu.name().isBlank()) {
+      return Optional.of(gpu.name());
+    }
+    return proc.flatMap(NvidiaProcInfo::model).or(d::productName);
   }
 
   static String vendorName(int vendor) {

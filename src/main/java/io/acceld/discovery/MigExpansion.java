@@ -3,6 +3,7 @@ package io.acceld.discovery;
 import io.acceld.config.MigStrategy;
 import io.acceld.inventory.Device;
 import io.acceld.inventory.HealthProblem;
+import io.acceld.inventory.MigAttributes;
 import io.acceld.inventory.MigDetails;
 import io.acceld.inventory.NodeInfo;
 import io.acceld.inventory.NvidiaDetails;
@@ -97,9 +98,7 @@ final class MigExpansion {
             mig.gpuInstanceId(),
             mig.computeInstanceId(),
             mig.migIndex(),
-            attributes.map(NvmlMigAttributes::gpuInstanceSlices).orElse(0),
-            attributes.map(NvmlMigAttributes::computeInstanceSlices).orElse(0),
-            attributes.map(NvmlMigAttributes::multiprocessors).orElse(0));
+            attributes.map(MigExpansion::share));
     String resource =
         strategy == MigStrategy.SINGLE
             ? parent.resource()
@@ -166,6 +165,19 @@ final class MigExpansion {
         problems.add(HealthProblem.deviceNodeMissing(devRoot.resolve(node)));
       }
     }
+  }
+
+  private static MigAttributes share(NvmlMigAttributes a) {
+    return new MigAttributes(
+        a.multiprocessors(),
+        a.copyEngines(),
+        a.decoders(),
+        a.encoders(),
+        a.jpegs(),
+        a.ofas(),
+        a.gpuInstanceSlices(),
+        a.computeInstanceSlices(),
+        a.memoryMiB());
   }
 
   private static String domainOf(String resource) {

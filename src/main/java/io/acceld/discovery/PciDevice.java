@@ -26,6 +26,8 @@ import java.util.OptionalInt;
  * @param productName {@code product_name} where the driver publishes one (amdgpu does)
  * @param fabricPath bridge chain from the host bridge down to this device, such as {@code
  *     [pci0000:17, 0000:17:01.0, 0000:18:00.0]}; used to estimate PCIe closeness
+ * @param amdgpu amdgpu's own attributes (partitions, module version); {@link AmdgpuAttributes#NONE}
+ *     for every other device
  */
 public record PciDevice(
     String address,
@@ -43,13 +45,15 @@ public record PciDevice(
     List<String> drmNodes,
     List<String> accelNodes,
     Optional<String> productName,
-    List<String> fabricPath) {
+    List<String> fabricPath,
+    AmdgpuAttributes amdgpu) {
 
   public PciDevice {
     Objects.requireNonNull(address, "address");
     drmNodes = List.copyOf(drmNodes);
     accelNodes = List.copyOf(accelNodes);
     fabricPath = List.copyOf(fabricPath);
+    Objects.requireNonNull(amdgpu, "amdgpu");
   }
 
   /** The base class byte: 0x03 display, 0x12 processing accelerator, 0x02 network. */

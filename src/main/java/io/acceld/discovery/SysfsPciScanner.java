@@ -114,9 +114,10 @@ public final class SysfsPciScanner {
   }
 
   private PciDevice read(SysfsFiles files, Path dir, String address) throws IOException {
+    int vendor = files.hex(dir.resolve("vendor"));
     return new PciDevice(
         address,
-        files.hex(dir.resolve("vendor")),
+        vendor,
         files.hex(dir.resolve("device")),
         files.hex(dir.resolve("class")),
         files.optionalHex(dir.resolve("subsystem_vendor")).orElse(0),
@@ -137,7 +138,10 @@ public final class SysfsPciScanner {
         children(dir.resolve("drm"), DRM_NODE),
         children(dir.resolve("accel"), ACCEL_NODE),
         files.optionalString(dir.resolve("product_name")).filter(s -> !s.isBlank()),
-        fabricPath(dir, address));
+        fabricPath(dir, address),
+        vendor == DeviceClassifier.VENDOR_AMD
+            ? AmdgpuAttributes.read(files, dir)
+            : AmdgpuAttributes.NONE);
   }
 
   /** The device's NUMA node; only -1 means unknown, so any other negative value is reported. */

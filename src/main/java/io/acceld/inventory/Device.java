@@ -24,6 +24,7 @@ import java.util.stream.Collectors;
  *     dri/renderD128}); the agent checked that each exists
  * @param problems why the device is unhealthy, headline first; empty when healthy
  * @param nvidia NVML details, for NVIDIA GPUs when NVML is available
+ * @param amd what amdgpu's sysfs says, for AMD GPUs
  */
 public record Device(
     String id,
@@ -36,7 +37,8 @@ public record Device(
     Optional<String> driver,
     List<String> deviceNodes,
     List<HealthProblem> problems,
-    Optional<NvidiaDetails> nvidia) {
+    Optional<NvidiaDetails> nvidia,
+    Optional<AmdDetails> amd) {
 
   /** The kubelet's limit on a device ID. */
   public static final int MAX_ID_LENGTH = 63;
@@ -50,6 +52,35 @@ public record Device(
     }
     deviceNodes = List.copyOf(deviceNodes);
     problems = List.copyOf(problems);
+    Objects.requireNonNull(amd, "amd");
+  }
+
+  /** A device no AMD details describe: every vendor's but AMD's, and AMD's in tests. */
+  public Device(
+      String id,
+      String resource,
+      int vendorId,
+      int deviceId,
+      String model,
+      String pciAddress,
+      int numaNode,
+      Optional<String> driver,
+      List<String> deviceNodes,
+      List<HealthProblem> problems,
+      Optional<NvidiaDetails> nvidia) {
+    this(
+        id,
+        resource,
+        vendorId,
+        deviceId,
+        model,
+        pciAddress,
+        numaNode,
+        driver,
+        deviceNodes,
+        problems,
+        nvidia,
+        Optional.empty());
   }
 
   /**
@@ -120,7 +151,8 @@ public record Device(
         driver,
         deviceNodes,
         newProblems,
-        nvidia);
+        nvidia,
+        amd);
   }
 
   /**

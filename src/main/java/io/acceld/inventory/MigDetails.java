@@ -1,6 +1,7 @@
 package io.acceld.inventory;
 
 import java.util.Objects;
+import java.util.Optional;
 
 /**
  * What makes a device a MIG device: a compute instance of a GPU instance on a parent GPU in MIG
@@ -11,9 +12,8 @@ import java.util.Objects;
  * @param gpuInstanceId the GPU instance's ID, as NVML's events and {@code nvidia-caps} name it
  * @param computeInstanceId the compute instance's ID within its GPU instance
  * @param migIndex its MIG index on the parent
- * @param gpuInstanceSlices memory/compute slices of its GPU instance; 0 if unknown
- * @param computeInstanceSlices compute slices of its compute instance; 0 if unknown
- * @param multiprocessors SMs of the compute instance; 0 if unknown
+ * @param attributes its share of the GPU (slices, SMs, engines, memory); empty on drivers before
+ *     11.1, which cannot tell
  */
 public record MigDetails(
     String parentUuid,
@@ -21,11 +21,10 @@ public record MigDetails(
     int gpuInstanceId,
     int computeInstanceId,
     int migIndex,
-    int gpuInstanceSlices,
-    int computeInstanceSlices,
-    int multiprocessors) {
+    Optional<MigAttributes> attributes) {
   public MigDetails {
     Objects.requireNonNull(parentUuid, "parentUuid");
     Objects.requireNonNull(profile, "profile");
+    Objects.requireNonNull(attributes, "attributes");
   }
 }

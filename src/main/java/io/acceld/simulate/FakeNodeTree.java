@@ -6,8 +6,10 @@ import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
+import java.util.Map;
 
 /**
  * Writes a node's {@code sys}, {@code dev} and {@code proc} trees as real files, directories and
@@ -59,6 +61,51 @@ public final class FakeNodeTree {
     return this;
   }
 
+  /** A file under the sysfs root, such as {@code class/dmi/id/product_name}. */
+  public FakeNodeTree sysfsFile(String relative, String content) {
+    Path file = sysfsRoot.resolve(relative);
+    mkdirs(file.getParent());
+    writeFile(file, content);
+    return this;
+  }
+
+  /**
+   * A kernel module's {@code version} and {@code srcversion} ({@code /sys/module/<name>}), linked
+   * from its PCI driver directory as {@code module}, which is how a device's {@code
+   * driver/module/version} resolves.
+   */
+  public FakeNodeTree driverModule(String driver, String version, String srcversion) {
+    Path module = sysfsRoot.resolve("module").resolve(driver);
+    mkdirs(module);
+    writeFile(module.resolve("version"), version + "\n");
+    writeFile(module.resolve("srcversion"), srcversion + "\n");
+    Path driverDir = sysfsRoot.resolve("bus/pci/drivers").resolve(driver);
+    mkdirs(driverDir);
+    symlink(driverDir.resolve("module"), module);
+    return this;
+  }
+
+  /**
+   * One node of amdgpu's KFD topology ({@code class/kfd/kfd/topology/nodes/<node>}): its {@code
+   * properties} as {@code name value} lines, and for a GPU node ({@code vramBytes} above 0) its
+   * first memory bank.
+   */
+  public FakeNodeTree kfdNode(int node, Map<String, Long> properties, long vramBytes) {
+    Path dir = sysfsRoot.resolve("class/kfd/kfd/topology/nodes").resolve(Integer.toString(node));
+    mkdirs(dir);
+    StringBuilder text = new StringBuilder();
+    properties.forEach((name, value) -> text.append(name).append(' ').append(value).append('\n'));
+    writeFile(dir.resolve("properties"), text.toString());
+    if (vramBytes > 0) {
+      Path bank = dir.resolve("mem_banks/0");
+      mkdirs(bank);
+      writeFile(
+          bank.resolve("properties"),
+          "heap_type 1\nsize_in_bytes " + vramBytes + "\nflags 0\nwidth 8192\nmem_clk_max 1300\n");
+    }
+    return this;
+  }
+
   public FakeNodeTree procFile(String relative, String content) {
     Path file = procRoot.resolve(relative);
     mkdirs(file.getParent());
@@ -81,6 +128,7 @@ public final class FakeNodeTree {
     private String linkSpeed;
     private int linkWidth;
     private String productName;
+    private final Map<String, String> attributes = new LinkedHashMap<>();
     private String hostBridge = "pci0000:00";
     private final List<String> bridges = new ArrayList<>();
     private final List<String> drm = new ArrayList<>();
@@ -134,6 +182,14 @@ public final class FakeNodeTree {
       return this;
     }
 
+    /**
+     * Another attribute file of the device directory, such as {@code current_compute_partition}.
+     */
+    public PciFunction attribute(String name, String content) {
+      attributes.put(name, content);
+      return this;
+    }
+
     /** Places the function under a host bridge and a chain of bridges, top first. */
     public PciFunction under(String hostBridgeName, String... bridgeAddresses) {
       this.hostBridge = hostBridgeName;
@@ -178,6 +234,9 @@ public final class FakeNodeTree {
       }
       if (productName != null) {
         writeFile(dir.resolve("product_name"), productName + "\n");
+      }
+      for (var attribute : attributes.entrySet()) {
+        writeFile(dir.resolve(attribute.getKey()), attribute.getValue() + "\n");
       }
       if (driver != null) {
         Path driverDir = sysfsRoot.resolve("bus/pci/drivers").resolve(driver);

@@ -18,6 +18,9 @@ public final class Fixtures {
   public static final String H100 = "NVIDIA H100 80GB HBM3";
   public static final long H100_MEMORY = 85_520_809_984L;
 
+  /** The simulated machine's DMI product name: an 8-GPU H100 server's. */
+  public static final String MACHINE = "PowerEdge XE9680";
+
   private static final String[] EIGHT_GPU_HOST_BRIDGES = {"17", "37", "97", "b7"};
 
   static final String NUMA0_CPUS = "0-55,112-167";
@@ -78,6 +81,7 @@ public final class Fixtures {
       writeGroup(tree, group, Math.min(GROUP_SIZE, gpuCount - group * GROUP_SIZE), gpus);
     }
     bmc(tree);
+    tree.sysfsFile("class/dmi/id/product_name", MACHINE + "\n");
     for (String node : List.of("nvidiactl", "nvidia-uvm", "nvidia-uvm-tools", "nvidia-modeset")) {
       tree.devNode(node);
     }

@@ -32,6 +32,9 @@ public final class SimulatedNode implements AutoCloseable {
    */
   public static final String NATIVE_PROBES_ENV = "ACCELD_NATIVE_PROBES";
 
+  /** Where the simulated node's Node Feature Discovery features directory is, under its root. */
+  static final String FEATURES_DIR = "node-feature-discovery/features.d";
+
   public static final String DOUBLE_FILE = "libnvidia-ml.so.1";
 
   /** The file the double reads fault commands from, beside its scenario. */
@@ -96,6 +99,8 @@ public final class SimulatedNode implements AutoCloseable {
       // waits for them rather than creating them.
       Files.createDirectories(root.resolve("kubelet/device-plugins"));
       Files.createDirectories(root.resolve("kubelet/plugins_registry"));
+      // Node Feature Discovery's features directory, so the simulated node's labels can be read.
+      Files.createDirectories(root.resolve(FEATURES_DIR));
       // The double is loaded as code: it goes to the JVM's temporary directory, since a tmpfs such
       // as a container's /dev/shm is often mounted noexec.
       Optional<Path> built = withNvml ? locateDouble(env) : Optional.empty();
@@ -138,6 +143,7 @@ public final class SimulatedNode implements AutoCloseable {
     s.put(Settings.CDI_DIR, root.resolve("cdi"));
     s.put(Settings.STATE_DIR, root.resolve("state"));
     s.put(Settings.POD_RESOURCES_SOCKET, root.resolve("kubelet/pod-resources/kubelet.sock"));
+    s.put(Settings.NODE_LABELS_FILE, Optional.of(root.resolve(FEATURES_DIR).resolve("acceld")));
     return s;
   }
 

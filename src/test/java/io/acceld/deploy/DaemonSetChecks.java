@@ -56,6 +56,12 @@ final class DaemonSetChecks {
         mounts, volumes, config.get(Settings.POD_RESOURCES_SOCKET).getParent(), false, "Directory");
     assertHostDirectory(mounts, volumes, config.get(Settings.CDI_DIR), false, "DirectoryOrCreate");
     assertHostDirectory(mounts, volumes, Path.of("/var/lib/acceld"), false, "DirectoryOrCreate");
+    // NFD's features directory, read-write, where the agent writes the node's labels.
+    config
+        .get(Settings.NODE_LABELS_FILE)
+        .ifPresent(
+            file ->
+                assertHostDirectory(mounts, volumes, file.getParent(), false, "DirectoryOrCreate"));
     // The host's trees the agent only reads.
     assertHostDirectory(mounts, volumes, config.get(Settings.SYSFS_ROOT), true, "Directory");
     assertHostDirectory(mounts, volumes, config.get(Settings.DEV_ROOT), true, "Directory");

@@ -181,6 +181,31 @@ class HelmChartTest {
   }
 
   @Test
+  void nodeLabelsMountTheFeaturesDirectoryAndOffMountNothing() throws Exception {
+    List<JsonNode> objects =
+        Manifests.parse(chart().template().withName("acceld").withNamespace("kube-system").call());
+    JsonNode daemonSet = Manifests.only(objects, "DaemonSet");
+    assertThat(daemonSet.at("/spec/template/spec/containers/0").findValuesAsText("mountPath"))
+        .contains("/etc/kubernetes/node-feature-discovery/features.d");
+    assertThat(daemonSet.at("/spec/template/spec/volumes").findValuesAsText("path"))
+        .contains("/etc/kubernetes/node-feature-discovery/features.d");
+
+    List<JsonNode> off =
+        Manifests.parse(
+            chart()
+                .template()
+                .withName("acceld")
+                .withNamespace("kube-system")
+                .set("config.node-labels-file", "")
+                .call());
+    assertValid(off);
+    JsonNode offDaemonSet = Manifests.only(off, "DaemonSet");
+    DaemonSetChecks.assertDeployable(offDaemonSet, Manifests.only(off, "ConfigMap"), dir);
+    assertThat(offDaemonSet.at("/spec/template/spec/volumes").findValuesAsText("name"))
+        .doesNotContain("node-features");
+  }
+
+  @Test
   void aCertificateNamedInConfigAloneAlsoSwitchesTheProbesToHttps() throws Exception {
     List<JsonNode> objects =
         Manifests.parse(

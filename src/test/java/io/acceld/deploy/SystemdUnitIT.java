@@ -97,7 +97,8 @@ class SystemdUnitIT {
         .containsExactlyInAnyOrder(
             "ReadWritePaths=-/var/lib/kubelet/device-plugins",
             "ReadWritePaths=-/var/lib/kubelet/plugins_registry",
-            "ReadWritePaths=-/var/run/cdi");
+            "ReadWritePaths=-/var/run/cdi",
+            "ReadWritePaths=-/etc/kubernetes/node-feature-discovery/features.d");
     assertThat(lines)
         .anyMatch(l -> l.startsWith("After=") && l.contains("nvidia-persistenced.service"));
   }

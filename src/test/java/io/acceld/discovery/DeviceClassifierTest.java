@@ -30,7 +30,8 @@ class DeviceClassifierTest {
         List.of(),
         List.of(),
         Optional.empty(),
-        List.of("pci0000:3a", "0000:3b:00.0"));
+        List.of("pci0000:3a", "0000:3b:00.0"),
+        AmdgpuAttributes.NONE);
   }
 
   @ParameterizedTest(name = "{0}")

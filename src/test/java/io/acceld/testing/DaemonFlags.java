@@ -25,6 +25,8 @@ public final class DaemonFlags {
     flags.put("pod-resources-socket", root.resolve("none.sock").toString());
     flags.put("state-dir", root.resolve("state").toString());
     flags.put("metrics-address", "127.0.0.1:0");
+    // Never the machine's NFD directory; a test about labels creates this one's directory.
+    flags.put("node-labels-file", root.resolve("features.d/acceld").toString());
     return flags;
   }
 

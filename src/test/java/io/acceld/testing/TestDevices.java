@@ -3,6 +3,7 @@ package io.acceld.testing;
 import io.acceld.inventory.Device;
 import io.acceld.inventory.Health;
 import io.acceld.inventory.Inventory;
+import io.acceld.inventory.MigAttributes;
 import io.acceld.inventory.MigDetails;
 import io.acceld.inventory.NodeInfo;
 import io.acceld.inventory.NvidiaDetails;
@@ -78,7 +79,14 @@ public final class TestDevices {
                 List.of(),
                 Optional.empty(),
                 Optional.of("9.0"),
-                Optional.of(new MigDetails(uuid(parent), profile, gi, 0, gi, 1, 1, 16)))));
+                Optional.of(
+                    new MigDetails(
+                        uuid(parent),
+                        profile,
+                        gi,
+                        0,
+                        gi,
+                        Optional.of(new MigAttributes(16, 1, 1, 0, 1, 0, 1, 1, 9856)))))));
   }
 
   /** An NVIDIA GPU known only by PCI address (no NVML). */

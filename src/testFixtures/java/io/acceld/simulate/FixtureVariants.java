@@ -1,7 +1,9 @@
 package io.acceld.simulate;
 
 import java.nio.file.Path;
+import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Map;
 
 /**
  * Reference nodes besides the eight-GPU one, which only tests use: other vendors, so discovery is
@@ -62,6 +64,84 @@ public final class FixtureVariants {
     tree.devNode("kfd").devNode("dri/card1").devNode("dri/renderD128");
     tree.devNode("dri/card2").devNode("dri/renderD129");
     return new FixtureNode(tree, List.of(), List.of());
+  }
+
+  /** The MI300X's PCI device ID, product name and KFD figures, as the fixture below has them. */
+  public static final int MI300X_DEVICE_ID = 0x74a1;
+
+  public static final String MI300X = "AMD Instinct MI300X";
+  public static final int MI300X_SIMDS = 1216;
+  public static final int MI300X_SIMDS_PER_CU = 4;
+
+  /** Its first memory bank, 191.98 GiB: what the node labeller rounds to 192G. */
+  public static final long MI300X_VRAM = 206_141_652_992L;
+
+  public static final String AMDGPU_VERSION = "6.8.5";
+  public static final String AMDGPU_SRCVERSION = "2B1A9F3C0E4D5A6B7C8D9E0";
+
+  /**
+   * An AMD Instinct node: {@code gpus} MI300X (processing accelerators, class 0x1200) on two NUMA
+   * nodes, bound to amdgpu (module version and srcversion under {@code /sys/module}), each with its
+   * DRM card and render node, in SPX compute and NPS1 memory partition mode with the partition
+   * modes offered; the KFD topology has two CPU nodes and a GPU node per card (render minor, SIMD
+   * counts, VRAM bank). Beside them the BMC's VGA controller.
+   */
+  public static FixtureNode mi300xNode(Path root, int gpus) {
+    FakeNodeTree tree = new FakeNodeTree(root);
+    tree.driverModule("amdgpu", AMDGPU_VERSION, AMDGPU_SRCVERSION);
+    for (int cpu = 0; cpu < 2; cpu++) {
+      tree.kfdNode(cpu, kfdProperties(96, 0, 0, 0, 0, 0), 0);
+    }
+    for (int i = 0; i < gpus; i++) {
+      int numa = i < gpus / 2 ? 0 : 1;
+      String cpus = numa == 0 ? "0-95" : "96-191";
+      int bus = 0x05 + 0x20 * i;
+      String port = String.format("0000:%02x:01.0", bus - 1);
+      String hostBridge = String.format("pci0000:%02x", bus - 2);
+      String address = String.format("0000:%02x:00.0", bus);
+      Fixtures.bridge(tree, port, 0x1022, 0x14ab, numa, cpus, hostBridge);
+      tree.pci(address)
+          .id(0x1002, MI300X_DEVICE_ID)
+          .pciClass(0x120000)
+          .subsystem(0x1002, 0x74a1)
+          .numa(numa, cpus)
+          .driver("amdgpu")
+          .iommuGroup(70 + i)
+          .link("32.0 GT/s PCIe", 16)
+          .productName(MI300X)
+          .attribute("current_compute_partition", "SPX")
+          .attribute("current_memory_partition", "NPS1")
+          .attribute("available_compute_partition", "SPX, DPX, QPX, CPX")
+          .attribute("available_memory_partition", "NPS1, NPS4")
+          .under(hostBridge, port)
+          .drm("card" + (1 + i), "renderD" + (128 + i))
+          .write();
+      tree.kfdNode(
+          2 + i,
+          kfdProperties(0, MI300X_SIMDS, MI300X_SIMDS_PER_CU, 128 + i, bus << 8, 90402),
+          MI300X_VRAM);
+      tree.devNode("dri/card" + (1 + i)).devNode("dri/renderD" + (128 + i));
+    }
+    tree.devNode("kfd");
+    Fixtures.bmc(tree);
+    return new FixtureNode(tree, List.of(), List.of());
+  }
+
+  /** A KFD node's properties, as the kernel lists them (the ones the agent reads, and a few). */
+  private static Map<String, Long> kfdProperties(
+      int cpuCores, int simds, int simdsPerCu, int renderMinor, int locationId, int gfxTarget) {
+    Map<String, Long> p = new LinkedHashMap<>();
+    p.put("cpu_cores_count", (long) cpuCores);
+    p.put("simd_count", (long) simds);
+    p.put("mem_banks_count", 1L);
+    p.put("simd_per_cu", (long) simdsPerCu);
+    p.put("gfx_target_version", (long) gfxTarget);
+    p.put("vendor_id", simds > 0 ? 0x1002L : 0L);
+    p.put("device_id", simds > 0 ? (long) MI300X_DEVICE_ID : 0L);
+    p.put("location_id", (long) locationId);
+    p.put("domain", 0L);
+    p.put("drm_render_minor", (long) renderMinor);
+    return p;
   }
 
   /**
