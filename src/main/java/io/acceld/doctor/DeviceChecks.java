@@ -108,7 +108,7 @@ final class DeviceChecks {
     List<String> wrong = new ArrayList<>(new LinkedHashSet<>(missing));
     Set<String> fixes = new LinkedHashSet<>();
     if (!missing.isEmpty()) {
-      fixes.add(missingFix(first));
+      fixes.add(missingFix(first, physical));
     }
     for (String node : own) {
       NodeCheck check = NodeCheck.of(dev, node, numbers);
@@ -120,8 +120,10 @@ final class DeviceChecks {
       }
     }
     String subject = subject(first);
+    // A GPU split into MIG devices is one line for all of them, named by what they share.
+    boolean mig = physical.stream().anyMatch(d -> d.nvidia().flatMap(n -> n.mig()).isPresent());
     String identity =
-        ClientText.quote(first.model())
+        (mig ? physical.size() + " MIG device(s)" : ClientText.quote(first.model()))
             + " at "
             + first.pciAddress()
             + (gpu ? "" : ", NUMA node " + first.numaNode())
@@ -145,7 +147,7 @@ final class DeviceChecks {
     return d.resource() + " " + d.pciAddress();
   }
 
-  private static String missingFix(Device d) {
+  private static String missingFix(Device d, List<Device> physical) {
     String driver = d.driver().orElse("");
     if (driver.isEmpty()) {
       return "no kernel driver is bound to " + d.pciAddress() + ": load its driver (modprobe)";
@@ -155,7 +157,14 @@ final class DeviceChecks {
     }
     if (d.vendorId() == DeviceClassifier.VENDOR_NVIDIA) {
       int minor = d.nvidia().map(n -> n.minor()).orElse(-1);
-      return NodeCheck.recreate(minor >= 0 ? "nvidia" + minor : "nvidiactl");
+      String gpuNode = NodeCheck.recreate(minor >= 0 ? "nvidia" + minor : "nvidiactl");
+      boolean mig = physical.stream().anyMatch(p -> p.nvidia().flatMap(n -> n.mig()).isPresent());
+      return mig
+          ? "for a MIG capability node, "
+              + NodeCheck.recreate("nvidia-caps/")
+              + "; for the GPU's own node, "
+              + gpuNode
+          : gpuNode;
     }
     return NodeCheck.recreate("dri/");
   }

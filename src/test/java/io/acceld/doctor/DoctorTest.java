@@ -5,9 +5,11 @@ import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
+import io.acceld.config.MigLayout;
 import io.acceld.kubelet.CdiSpecWriter;
 import io.acceld.simulate.FixtureNode;
 import io.acceld.simulate.FixtureVariants;
+import io.acceld.simulate.Fixtures;
 import io.acceld.testing.LockHolder;
 import io.acceld.testing.NvmlDouble;
 import io.acceld.testing.TestDevices;
@@ -377,6 +379,37 @@ class DoctorTest {
         .contains("— fix: let udev recreate it");
     assertThat(run.line("nvml")).startsWith("– nvml: ").contains("this node has no NVIDIA GPU");
     assertThat(run.lines()).noneMatch(l -> l.contains("nvidia control nodes"));
+  }
+
+  @Test
+  void aMigGpusCapabilityNodesAreCheckedOnItsLine() throws Exception {
+    node.close();
+    node =
+        new DoctorNode(
+            root.resolve("mig"),
+            Fixtures.node(root.resolve("mig/node"), 8, MigLayout.parse("0=1g.10gb*7")));
+    node.flag("mig-strategy", "mixed");
+
+    DoctorNode.Run healthy = node.doctor();
+
+    assertThat(healthy.exit()).as(healthy.out()).isZero();
+    assertThat(healthy.line("gpu 0")).contains("MIG enabled");
+    assertThat(healthy.line("gpu 0 nodes"))
+        .startsWith("✓ gpu 0 nodes: 7 MIG device(s) at " + node.node.gpus().get(0).pciAddress())
+        .contains(node.dev("nvidia0") + " 195:0 crw-rw-rw-")
+        .contains("nvidia-caps/nvidia-cap");
+
+    String cap =
+        healthy.line("gpu 0 nodes").replaceAll(".*/(nvidia-caps/nvidia-cap[0-9]+) .*", "$1");
+    Files.delete(node.dev(cap));
+    DoctorNode.Run broken = node.doctor();
+
+    assertThat(broken.exit()).isEqualTo(1);
+    assertThat(broken.line("gpu 0 nodes"))
+        .contains("device node " + node.dev(cap) + " is missing")
+        .contains(
+            "— fix: for a MIG capability node, let the driver recreate it: nvidia-modprobe -f"
+                + " with its capability file under /proc/driver/nvidia/capabilities");
   }
 
   @Test
