@@ -44,6 +44,7 @@ public final class Main implements Runnable {
     CommandLine cli = new CommandLine(new Main());
     cli.addSubcommand(withSettings(new DevicesCommand(context), DevicesCommand.SETTINGS));
     cli.addSubcommand(withSettings(new RunCommand(context)));
+    cli.addSubcommand(withSettings(new DoctorCommand(context)));
     cli.addSubcommand(new CommandLine(new KubeletProbeCommand(context)));
     cli.addSubcommand(new CommandLine(new VersionCommand(context)));
     cli.addSubcommand(new CommandLine(new CompletionCommand(context)));

@@ -14,6 +14,7 @@ import com.sun.jna.Pointer;
 import com.sun.jna.Structure;
 import com.sun.jna.ptr.PointerByReference;
 import java.nio.charset.StandardCharsets;
+import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.Collections;
 import java.util.EnumMap;
@@ -25,6 +26,7 @@ import java.util.Optional;
 import java.util.OptionalInt;
 import java.util.OptionalLong;
 import java.util.Set;
+import java.util.TreeSet;
 import java.util.concurrent.atomic.AtomicBoolean;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -65,11 +67,21 @@ public final class Nvml implements AutoCloseable {
   private final String source;
   private final Set<NvmlCapability> capabilities;
   private final NvmlCallStats stats;
+  private final Set<String> missingSymbols;
+  private final Optional<Path> libraryFile;
   private final AtomicBoolean closed = new AtomicBoolean();
 
-  Nvml(NvmlLibrary lib, String source, Set<NvmlCapability> capabilities, NvmlCallStats stats) {
+  Nvml(
+      NvmlLibrary lib,
+      String source,
+      Set<NvmlCapability> capabilities,
+      NvmlCallStats stats,
+      Set<String> missingSymbols,
+      Optional<Path> libraryFile) {
     this.lib = Objects.requireNonNull(lib, "lib");
     this.source = Objects.requireNonNull(source, "source");
+    this.missingSymbols = Collections.unmodifiableSet(new TreeSet<>(missingSymbols));
+    this.libraryFile = Objects.requireNonNull(libraryFile, "libraryFile");
     this.capabilities =
         Collections.unmodifiableSet(
             capabilities.isEmpty()
@@ -83,6 +95,19 @@ public final class Nvml implements AutoCloseable {
   /** The library name or path that was loaded, for logs and diagnostics. */
   public String source() {
     return source;
+  }
+
+  /**
+   * The file the dynamic loader mapped for {@link #source()} (a soname resolves through its cache
+   * and search path); empty where the process's mappings cannot be read.
+   */
+  public Optional<Path> libraryFile() {
+    return libraryFile;
+  }
+
+  /** The functions of {@link NvmlSymbols#used()} this library does not export, sorted. */
+  public Set<String> missingSymbols() {
+    return missingSymbols;
   }
 
   /** Optional functions this driver exports. */

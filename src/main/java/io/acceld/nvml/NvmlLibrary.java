@@ -45,6 +45,7 @@ public interface NvmlLibrary extends Library {
   int nvmlSystemGetCudaDriverVersion(int[] cudaDriverVersion);
 
   /** Optional. */
+  @OptionalSymbol("the CUDA version from libcuda")
   int nvmlSystemGetCudaDriverVersion_v2(int[] cudaDriverVersion);
 
   int nvmlDeviceGetCount_v2(int[] deviceCount);
@@ -72,22 +73,27 @@ public interface NvmlLibrary extends Library {
    * Optional. {@code nvmlMemory_v2_t} as {@link NvmlWords#MEMORY_V2_WORDS} words, its version set
    * ({@link NvmlWords#memoryV2Request}).
    */
+  @OptionalSymbol("reserved memory in the memory readings")
   int nvmlDeviceGetMemoryInfo_v2(Pointer device, long[] memory);
 
   int nvmlDeviceGetCpuAffinity(Pointer device, int cpuSetSize, NativeLong[] cpuSet);
 
   /** Optional. */
+  @OptionalSymbol("MIG")
   int nvmlDeviceGetMigMode(Pointer device, int[] currentMode, int[] pendingMode);
 
   /** Optional. */
+  @OptionalSymbol("compute capability")
   int nvmlDeviceGetCudaComputeCapability(Pointer device, int[] major, int[] minor);
 
   int nvmlDeviceGetTopologyCommonAncestor(Pointer device1, Pointer device2, int[] pathInfo);
 
   /** Optional. */
+  @OptionalSymbol("NVLink topology")
   int nvmlDeviceGetNvLinkState(Pointer device, int link, int[] isActive);
 
   /** Optional. */
+  @OptionalSymbol("NVLink topology")
   int nvmlDeviceGetNvLinkRemotePciInfo_v2(Pointer device, int link, PciInfo pci);
 
   int nvmlDeviceGetTemperature(Pointer device, int sensorType, int[] temp);
@@ -120,6 +126,7 @@ public interface NvmlLibrary extends Library {
    * Optional. {@code (nvmlDevice_t, unsigned int *corrRows, unsigned int *uncRows, unsigned int
    * *isPending, unsigned int *failureOccurred)}.
    */
+  @OptionalSymbol("row-remapping health")
   int nvmlDeviceGetRemappedRows(
       Pointer device, int[] corrRows, int[] uncRows, int[] isPending, int[] failureOccurred);
 
@@ -147,21 +154,26 @@ public interface NvmlLibrary extends Library {
   // MIG (optional: 11.0+, Ampere and newer). A MIG device's handle is an nvmlDevice_t too.
 
   /** Optional. 0 when MIG is off or unsupported. */
+  @OptionalSymbol("MIG")
   int nvmlDeviceGetMaxMigDeviceCount(Pointer device, int[] count);
 
   /** Optional. NOT_FOUND (or INVALID_ARGUMENT) for an index with no MIG device: they go sparse. */
+  @OptionalSymbol("MIG")
   int nvmlDeviceGetMigDeviceHandleByIndex(Pointer device, int index, PointerByReference migDevice);
 
   /** Optional. */
+  @OptionalSymbol("MIG")
   int nvmlDeviceGetGpuInstanceId(Pointer migDevice, int[] id);
 
   /** Optional. */
+  @OptionalSymbol("MIG")
   int nvmlDeviceGetComputeInstanceId(Pointer migDevice, int[] id);
 
   /**
    * Optional (11.1+). {@code nvmlDeviceAttributes_t} (its v2 ABI, 40 bytes) as {@link
    * NvmlWords#ATTRIBUTES_WORDS} words; MIG handles only. The unversioned symbol is the 24-byte v1.
    */
+  @OptionalSymbol("MIG device attributes")
   int nvmlDeviceGetAttributes_v2(Pointer migDevice, long[] attributes);
 
   /**
@@ -169,15 +181,18 @@ public interface NvmlLibrary extends Library {
    * NvmlWords#GPU_INSTANCE_PROFILE_WORDS} words, for a profile <em>index</em>; INVALID_ARGUMENT
    * past the last index, NOT_SUPPORTED for one this GPU lacks.
    */
+  @OptionalSymbol("MIG profile names")
   int nvmlDeviceGetGpuInstanceProfileInfo(Pointer device, int profile, long[] info);
 
   /** Optional. Privileged: NO_PERMISSION without the MIG monitor capability. */
+  @OptionalSymbol("MIG profile names")
   int nvmlDeviceGetGpuInstanceById(Pointer device, int id, PointerByReference gpuInstance);
 
   /**
    * Optional. {@code nvmlGpuInstanceInfo_t} (24 bytes) as {@link NvmlWords#GPU_INSTANCE_INFO_WORDS}
    * words.
    */
+  @OptionalSymbol("MIG profile names")
   int nvmlGpuInstanceGetInfo(Pointer gpuInstance, long[] info);
 
   /** {@code nvmlPciInfo_t}, 68 bytes. */

@@ -3,6 +3,7 @@ package io.acceld.nvml;
 import com.sun.jna.Library;
 import com.sun.jna.Native;
 import com.sun.jna.NativeLibrary;
+import com.sun.jna.Pointer;
 import java.lang.reflect.Proxy;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -11,6 +12,7 @@ import java.util.EnumSet;
 import java.util.List;
 import java.util.Optional;
 import java.util.Set;
+import java.util.TreeSet;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -57,9 +59,34 @@ public final class NvmlLoader {
    *     (after one WARN naming what was tried and why it failed)
    */
   public static Optional<Nvml> load(String librarySpec) {
-    if (librarySpec != null && librarySpec.strip().equals(DISABLED)) {
+    NvmlLoad result = attempt(librarySpec);
+    if (result instanceof NvmlLoad.Loaded loaded) {
+      Set<NvmlCapability> missing = EnumSet.complementOf(capabilitiesOf(loaded.nvml()));
+      if (missing.isEmpty()) {
+        log.info("NVML loaded from {}", loaded.nvml().source());
+      } else {
+        log.info("NVML loaded from {}; older driver without {}", loaded.nvml().source(), missing);
+      }
+      return Optional.of(loaded.nvml());
+    }
+    if (result instanceof NvmlLoad.NotFound notFound) {
+      log.warn(
+          "NVML unavailable, continuing without it: tried {}", String.join("; ", notFound.tried()));
+    } else if (result instanceof NvmlLoad.InitFailed failed) {
+      log.warn("NVML unavailable, continuing without it: {}", failed.reason());
+    } else {
       log.debug("NVML disabled by configuration");
-      return Optional.empty();
+    }
+    return Optional.empty();
+  }
+
+  /**
+   * Loads and initialises NVML as {@link #load} does, logging nothing: the outcome says what
+   * happened, for a caller that reports it itself.
+   */
+  public static NvmlLoad attempt(String librarySpec) {
+    if (librarySpec != null && librarySpec.strip().equals(DISABLED)) {
+      return new NvmlLoad.Disabled();
     }
     List<String> tried = new ArrayList<>();
     for (String candidate : candidates(librarySpec)) {
@@ -76,8 +103,7 @@ public final class NvmlLoader {
       }
       return initialise(candidate, lib);
     }
-    log.warn("NVML unavailable, continuing without it: tried {}", String.join("; ", tried));
-    return Optional.empty();
+    return new NvmlLoad.NotFound(tried);
   }
 
   private static List<String> candidates(String librarySpec) {
@@ -92,49 +118,73 @@ public final class NvmlLoader {
     return List.of(spec.contains("/") ? Path.of(spec).toAbsolutePath().toString() : spec);
   }
 
-  private static Optional<Nvml> initialise(String source, NvmlLibrary lib) {
+  private static NvmlLoad initialise(String source, NvmlLibrary lib) {
     NvmlCallStats stats = new NvmlCallStats();
     int rc;
     try {
       rc = lib.nvmlInit_v2();
     } catch (UnsatisfiedLinkError e) {
-      log.warn(
-          "NVML unavailable, continuing without it: {} has no nvmlInit_v2 ({})", source, reason(e));
-      return Optional.empty();
+      return new NvmlLoad.InitFailed(
+          source,
+          NvmlReturn.ERROR_FUNCTION_NOT_FOUND,
+          source + " has no nvmlInit_v2 (" + reason(e) + ")");
     }
     stats.record("nvmlInit_v2", rc != NvmlReturn.SUCCESS);
     if (rc != NvmlReturn.SUCCESS) {
-      log.warn(
-          "NVML unavailable, continuing without it: {} loaded but nvmlInit_v2 failed with {}{}",
+      return new NvmlLoad.InitFailed(
           source,
-          NvmlReturn.describe(rc),
-          hint(rc));
-      return Optional.empty();
+          rc,
+          source + " loaded but nvmlInit_v2 failed with " + NvmlReturn.describe(rc) + hint(rc));
     }
-    EnumSet<NvmlCapability> capabilities = probeCapabilities(lib);
-    Set<NvmlCapability> missing = EnumSet.complementOf(capabilities);
-    if (missing.isEmpty()) {
-      log.info("NVML loaded from {}", source);
-    } else {
-      log.info("NVML loaded from {}; older driver without {}", source, missing);
-    }
-    return Optional.of(new Nvml(MissingSymbols.tolerant(lib), source, capabilities, stats));
-  }
-
-  /** Looks each optional symbol up once, so later calls never hit JNA's lazy lookup failure. */
-  private static EnumSet<NvmlCapability> probeCapabilities(NvmlLibrary lib) {
     NativeLibrary nativeLibrary =
         ((Library.Handler) Proxy.getInvocationHandler(lib)).getNativeLibrary();
-    EnumSet<NvmlCapability> present = EnumSet.noneOf(NvmlCapability.class);
+    Set<String> missing = missingSymbols(nativeLibrary);
+    EnumSet<NvmlCapability> capabilities = EnumSet.noneOf(NvmlCapability.class);
     for (NvmlCapability capability : NvmlCapability.values()) {
-      try {
-        nativeLibrary.getFunction(capability.symbol());
-        present.add(capability);
-      } catch (UnsatisfiedLinkError e) {
-        log.debug("NVML lacks {}", capability.symbol());
+      if (!missing.contains(capability.symbol())) {
+        capabilities.add(capability);
       }
     }
-    return present;
+    return new NvmlLoad.Loaded(
+        new Nvml(
+            MissingSymbols.tolerant(lib),
+            source,
+            capabilities,
+            stats,
+            missing,
+            fileOf(nativeLibrary)));
+  }
+
+  /**
+   * Looks every function acceld calls up once, so later calls never hit JNA's lazy lookup failure
+   * and the capabilities and the missing list come from one pass.
+   */
+  private static Set<String> missingSymbols(NativeLibrary nativeLibrary) {
+    Set<String> missing = new TreeSet<>();
+    for (String symbol : NvmlSymbols.used()) {
+      try {
+        nativeLibrary.getFunction(symbol);
+      } catch (UnsatisfiedLinkError e) {
+        log.debug("NVML lacks {}", symbol);
+        missing.add(symbol);
+      }
+    }
+    return missing;
+  }
+
+  /** The file the dynamic loader took, found from where nvmlInit_v2 lives. */
+  private static Optional<Path> fileOf(NativeLibrary nativeLibrary) {
+    try {
+      return MappedFiles.holding(Pointer.nativeValue(nativeLibrary.getFunction("nvmlInit_v2")));
+    } catch (UnsatisfiedLinkError e) {
+      return Optional.empty();
+    }
+  }
+
+  private static EnumSet<NvmlCapability> capabilitiesOf(Nvml nvml) {
+    return nvml.capabilities().isEmpty()
+        ? EnumSet.noneOf(NvmlCapability.class)
+        : EnumSet.copyOf(nvml.capabilities());
   }
 
   private static String hint(int rc) {

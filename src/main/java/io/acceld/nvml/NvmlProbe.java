@@ -58,7 +58,7 @@ public final class NvmlProbe {
   }
 
   /** NVML encodes CUDA versions as {@code major * 1000 + minor * 10}: 12040 is "12.4". */
-  static String cudaVersion(int encoded) {
+  public static String cudaVersion(int encoded) {
     return encoded / 1000 + "." + (encoded % 1000) / 10;
   }
 

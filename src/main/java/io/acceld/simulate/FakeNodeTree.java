@@ -5,6 +5,7 @@ import java.io.UncheckedIOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.nio.file.attribute.PosixFilePermissions;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -53,10 +54,12 @@ public final class FakeNodeTree {
     return new PciFunction(address);
   }
 
-  /** Creates an (empty) device node, such as {@code nvidia0} or {@code dri/renderD128}. */
+  /**
+   * Creates a device node, such as {@code nvidia0} or {@code dri/renderD128}, as an empty file: as
+   * much as discovery, which only checks that it exists, needs.
+   */
   public FakeNodeTree devNode(String relative) {
-    Path node = devRoot.resolve(relative);
-    mkdirs(node.getParent());
+    Path node = replace(relative);
     writeFile(node, "");
     return this;
   }
@@ -104,6 +107,41 @@ public final class FakeNodeTree {
           "heap_type 1\nsize_in_bytes " + vramBytes + "\nflags 0\nwidth 8192\nmem_clk_max 1300\n");
     }
     return this;
+  }
+
+  /**
+   * Creates a device node as the kernel does, a character device {@code major:minor} readable and
+   * writable by all (NVIDIA's default), so that what stats it ({@code acceld doctor}) sees a real
+   * node. Without the privilege to make one (not root) it is an empty file, as {@link #devNode}.
+   */
+  public FakeNodeTree charDevice(String relative, int major, int minor) {
+    Path node = replace(relative);
+    if (CharDevices.create(node, major, minor, 0666)) {
+      try {
+        // mknod's mode passed through the umask; chmod, which opens nothing, sets it as asked.
+        Files.setPosixFilePermissions(node, PosixFilePermissions.fromString("rw-rw-rw-"));
+      } catch (IOException e) {
+        throw new UncheckedIOException(e);
+      }
+    } else {
+      writeFile(node, "");
+    }
+    return this;
+  }
+
+  /**
+   * Makes way for a node: never write through an existing one, which may be a device node whose
+   * open would reach a real device.
+   */
+  private Path replace(String relative) {
+    Path node = devRoot.resolve(relative);
+    mkdirs(node.getParent());
+    try {
+      Files.deleteIfExists(node);
+    } catch (IOException e) {
+      throw new UncheckedIOException(e);
+    }
+    return node;
   }
 
   public FakeNodeTree procFile(String relative, String content) {

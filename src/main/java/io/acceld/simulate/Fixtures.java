@@ -82,14 +82,21 @@ public final class Fixtures {
     }
     bmc(tree);
     tree.sysfsFile("class/dmi/id/product_name", MACHINE + "\n");
-    for (String node : List.of("nvidiactl", "nvidia-uvm", "nvidia-uvm-tools", "nvidia-modeset")) {
-      tree.devNode(node);
-    }
+    tree.charDevice("nvidiactl", NVIDIA_MAJOR, 255);
+    tree.charDevice("nvidia-modeset", NVIDIA_MAJOR, 254);
+    tree.charDevice("nvidia-uvm", NVIDIA_UVM_MAJOR, 0);
+    tree.charDevice("nvidia-uvm-tools", NVIDIA_UVM_MAJOR, 1);
     tree.procFile(
         "devices",
-        "Character devices:\n195 nvidia\n226 drm\n"
+        "Character devices:\n"
+            + NVIDIA_MAJOR
+            + " nvidia\n"
+            + DRM_MAJOR
+            + " drm\n"
             + NVIDIA_CAPS_MAJOR
-            + " nvidia-caps\n511 nvidia-uvm\n");
+            + " nvidia-caps\n"
+            + NVIDIA_UVM_MAJOR
+            + " nvidia-uvm\n\nBlock devices:\n  8 sd\n");
     if (!mig.isEmpty()) {
       for (int gpu : mig.profiles().keySet()) {
         if (gpu >= gpuCount) {
@@ -119,6 +126,15 @@ public final class Fixtures {
   /** The dynamic major the simulated driver gives {@code nvidia-caps} in {@code /proc/devices}. */
   public static final int NVIDIA_CAPS_MAJOR = 235;
 
+  /** NVIDIA's registered major: {@code /dev/nvidia<minor>}, {@code nvidiactl}, modeset. */
+  public static final int NVIDIA_MAJOR = 195;
+
+  /** The dynamic major the simulated {@code nvidia-uvm} module gets. */
+  public static final int NVIDIA_UVM_MAJOR = 511;
+
+  /** The kernel's DRM major: {@code /dev/dri/card<N>} and {@code renderD<N>}. */
+  public static final int DRM_MAJOR = 226;
+
   /** GPU instances 0..14 and compute instances 0..7 per GPU, as the driver's table lists them. */
   private static final int MIG_GPU_INSTANCES = 15;
 
@@ -131,19 +147,19 @@ public final class Fixtures {
    */
   private static void migCapabilities(FakeNodeTree tree, int gpuCount) {
     StringBuilder minors = new StringBuilder("config 1\nmonitor 2\n");
-    tree.devNode("nvidia-caps/nvidia-cap1");
-    tree.devNode("nvidia-caps/nvidia-cap2");
+    tree.charDevice("nvidia-caps/nvidia-cap1", NVIDIA_CAPS_MAJOR, 1);
+    tree.charDevice("nvidia-caps/nvidia-cap2", NVIDIA_CAPS_MAJOR, 2);
     for (int gpu = 0; gpu < gpuCount; gpu++) {
       for (int gi = 0; gi < MIG_GPU_INSTANCES; gi++) {
         int giMinor = 3 + 135 * gpu + 9 * gi;
         minors.append("gpu").append(gpu).append("/gi").append(gi).append("/access ");
         minors.append(giMinor).append('\n');
-        tree.devNode("nvidia-caps/nvidia-cap" + giMinor);
+        tree.charDevice("nvidia-caps/nvidia-cap" + giMinor, NVIDIA_CAPS_MAJOR, giMinor);
         for (int ci = 0; ci < MIG_COMPUTE_INSTANCES; ci++) {
           int ciMinor = giMinor + 1 + ci;
           minors.append("gpu").append(gpu).append("/gi").append(gi).append("/ci").append(ci);
           minors.append("/access ").append(ciMinor).append('\n');
-          tree.devNode("nvidia-caps/nvidia-cap" + ciMinor);
+          tree.charDevice("nvidia-caps/nvidia-cap" + ciMinor, NVIDIA_CAPS_MAJOR, ciMinor);
         }
       }
     }
@@ -173,7 +189,7 @@ public final class Fixtures {
                 index, gpuUuid(index), H100, address, 0x2330, index, H100_MEMORY, numa, cpus);
         gpus.add(gpu);
         writeGpu(tree, gpu);
-        tree.devNode("nvidia" + index);
+        tree.charDevice("nvidia" + index, NVIDIA_MAJOR, index);
         tree.procFile(
             "driver/nvidia/gpus/" + address + "/information",
             "Model: \t\t "
@@ -317,7 +333,7 @@ public final class Fixtures {
         .under("pci0000:00", "0000:00:1c.0", "0000:02:00.0")
         .drm("card0")
         .write();
-    tree.devNode("dri/card0");
+    tree.charDevice("dri/card0", DRM_MAJOR, 0);
   }
 
   static void bridge(

@@ -11,6 +11,19 @@ public final class ClientText {
 
   private ClientText() {}
 
+  /**
+   * {@code value} escaped and cut as {@link #quote} does, without the quotes: for text that comes
+   * from hardware or a peer but reads as a plain word where it is shown, such as a driver version.
+   */
+  public static String escape(String value) {
+    String quoted = quote(value);
+    if (value == null) {
+      return quoted;
+    }
+    int close = quoted.lastIndexOf('"');
+    return quoted.substring(1, close) + quoted.substring(close + 1);
+  }
+
   /** {@code value} quoted, escaped and cut to {@link #MAX_SHOWN} characters. */
   public static String quote(String value) {
     if (value == null) {

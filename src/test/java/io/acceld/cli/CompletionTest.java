@@ -59,6 +59,11 @@ class CompletionTest {
 
     assertThat(complete(script, "acceld ru").lines()).containsExactly("run");
     assertThat(complete(script, "acceld kubelet").lines()).containsExactly("kubelet-probe");
+    assertThat(complete(script, "acceld doc").lines()).containsExactly("doctor");
+    assertThat(complete(script, "acceld doctor --ag").lines()).containsExactly("--agent");
+    assertThat(complete(script, "acceld doctor --mesos-add").lines())
+        .as("doctor takes every setting run takes")
+        .containsExactly("--mesos-address");
     assertThat(complete(script, "acceld run --sysfs-r").lines()).containsExactly("--sysfs-root");
     assertThat(complete(script, "acceld devices --sta").lines()).containsExactly("--state-dir");
     assertThat(complete(script, "acceld devices --mesos").strip())

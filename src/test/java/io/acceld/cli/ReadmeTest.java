@@ -42,7 +42,8 @@ class ReadmeTest {
   @Test
   void everyFlagTheReadmeNamesIsOneAcceldHas() throws Exception {
     Set<String> known = new TreeSet<>();
-    for (String command : List.of("devices", "run", "kubelet-probe", "version", "completion")) {
+    for (String command :
+        List.of("devices", "run", "doctor", "kubelet-probe", "version", "completion")) {
       CliTest.Run help = CliTest.run(Map.of(), "help", command);
       assertThat(help.exit()).as(command).isZero();
       known.addAll(flags(help.out()));

@@ -23,4 +23,12 @@ class ClientTextTest {
   void ordinaryIdsAreShownAsTheyAre() {
     assertThat(ClientText.quote("GPU-3526a8fc-b24b")).isEqualTo("\"GPU-3526a8fc-b24b\"");
   }
+
+  @Test
+  void escapeIsQuoteWithoutTheQuotes() {
+    assertThat(ClientText.escape("550.54.15")).isEqualTo("550.54.15");
+    assertThat(ClientText.escape("a\n\"b")).isEqualTo("a\\u000a\\\"b");
+    assertThat(ClientText.escape("x".repeat(100)))
+        .isEqualTo("x".repeat(ClientText.MAX_SHOWN) + "... (100 characters)");
+  }
 }

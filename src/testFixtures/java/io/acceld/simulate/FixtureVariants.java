@@ -12,6 +12,9 @@ import java.util.Map;
 public final class FixtureVariants {
   private FixtureVariants() {}
 
+  /** The dynamic major the mixed node's amdgpu driver gets for {@code /dev/kfd}. */
+  public static final int KFD_MAJOR = 509;
+
   /**
    * A mixed node: two AMD Instinct MI210s on two NUMA nodes, a BMC VGA controller (ASPEED, with a
    * DRM card of its own), a Broadcom NIC and Intel root ports. Only the two AMD GPUs are
@@ -61,8 +64,13 @@ public final class FixtureVariants {
         .driver("ahci")
         .write();
     Fixtures.bmc(tree);
-    tree.devNode("kfd").devNode("dri/card1").devNode("dri/renderD128");
-    tree.devNode("dri/card2").devNode("dri/renderD129");
+    tree.charDevice("kfd", KFD_MAJOR, 0);
+    tree.charDevice("dri/card1", Fixtures.DRM_MAJOR, 1)
+        .charDevice("dri/renderD128", Fixtures.DRM_MAJOR, 128);
+    tree.charDevice("dri/card2", Fixtures.DRM_MAJOR, 2)
+        .charDevice("dri/renderD129", Fixtures.DRM_MAJOR, 129);
+    tree.procFile(
+        "devices", "Character devices:\n" + Fixtures.DRM_MAJOR + " drm\n" + KFD_MAJOR + " kfd\n");
     return new FixtureNode(tree, List.of(), List.of());
   }
 
