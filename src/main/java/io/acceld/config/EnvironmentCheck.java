@@ -33,6 +33,7 @@ public final class EnvironmentCheck {
           "ACCELD_FAKE_NVML_SCENARIO",
           "ACCELD_FAKE_NVML_CONTROL",
           "ACCELD_SKIP_CDS",
+          "ACCELD_RELEASE_DEB",
           "ACCELD_TRAINING_PORT",
           "ACCELD_REVISION",
           "ACCELD_CI_TOOLS");

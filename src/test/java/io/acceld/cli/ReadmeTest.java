@@ -23,7 +23,7 @@ class ReadmeTest {
   private static final Pattern FLAG = Pattern.compile("(?<![\\w-])--[a-z][a-z0-9-]+");
 
   /** Flags of other programs the README shows: helm install --set, docker build --build-arg. */
-  private static final Set<String> OTHER_PROGRAMS = Set.of("--set", "--build-arg");
+  private static final Set<String> OTHER_PROGRAMS = Set.of("--set", "--build-arg", "--no-start");
 
   private static String readme() throws Exception {
     return Files.readString(Path.of("README.md"));

@@ -20,6 +20,9 @@ import org.slf4j.LoggerFactory;
 final class CallRequests {
   private static final Logger log = LoggerFactory.getLogger(CallRequests.class);
 
+  /** How much of a too-large body is read and dropped before the 413; past it the socket closes. */
+  static final long DISCARD_LIMIT = 1L << 20;
+
   private final int maxBodyBytes;
   private final LogThrottle throttle;
 
@@ -62,9 +65,10 @@ final class CallRequests {
             e.getMessage(),
             LogThrottle.suffix(suppressed));
       }
-      // The rest of the body stays unread, so the server may close the connection after this
-      // answer (it drains only so much): say so, or a client that pools connections sends its next
-      // call into a closed socket.
+      // The rest of the body is read and dropped (up to a bound) before answering, so the client
+      // is not reset mid-send and loses no answer; and the connection is closed after it, which
+      // the answer says, or a client that pools connections would send its next call into it.
+      Exchanges.discardBody(exchange, DISCARD_LIMIT);
       exchange.getResponseHeaders().set("Connection", "close");
       Exchanges.text(exchange, 413, e.getMessage());
       return Optional.empty();

@@ -55,6 +55,27 @@ final class Exchanges {
     return body.toByteArray();
   }
 
+  /**
+   * Reads and drops what is left of a refused request's body, at most {@code limit} bytes: a client
+   * still sending when the server closes its socket gets a reset and may lose the answer (the JDK
+   * server drains only {@code sun.net.httpserver.drainAmount} itself, a JVM-wide value read once).
+   * True when the body ended within the limit; reads are bounded in time by {@code
+   * sun.net.httpserver.maxReqTime}.
+   */
+  static boolean discardBody(HttpExchange exchange, long limit) {
+    byte[] buffer = new byte[8192];
+    long left = limit;
+    try (InputStream in = exchange.getRequestBody()) {
+      int n;
+      while (left > 0 && (n = in.read(buffer, 0, (int) Math.min(buffer.length, left))) >= 0) {
+        left -= n;
+      }
+      return in.read() < 0;
+    } catch (IOException e) {
+      return false;
+    }
+  }
+
   /** A plain-text answer: Mesos answers its errors as plain text. */
   static void text(HttpExchange exchange, int status, String body) throws IOException {
     send(exchange, status, TEXT, body.getBytes(StandardCharsets.UTF_8));
