@@ -20,6 +20,14 @@ prefix=$(cd "$1" && pwd)
 
 log() { echo "train-cds: $*"; }
 
+# The JDK's own base archive, for a java run without the agent's (a release tree ships without it:
+# it is not the same from one build to the next, and releases are).
+base="$prefix/jre/lib/server/classes.jsa"
+if [ ! -s "$base" ]; then
+  "$prefix/jre/bin/java" -Xshare:dump >/dev/null
+  log "base CDS archive: $base"
+fi
+
 # Run the real agent on the simulated node (kubelet servers, NVML double, health,
 #    telemetry, metrics), wait until it serves, scrape /metrics once so the exposition classes load
 #    too, then stop it with SIGTERM. The run records the classes it loaded, and one static archive

@@ -55,6 +55,9 @@ ACCELD_SKIP_CDS=true "$repo/deploy/image/build-runtime.sh" "$jar" "$tree" >"$wor
   cat "$work/runtime.log" >&2
   exit 1
 }
+# The JDK's base CDS archive (jlink --generate-cds-archive) differs from build to build; the release
+# leaves it out and train-cds.sh makes it on the host, with the agent's own archive.
+rm -f "$tree/jre/lib/server/classes.jsa"
 version=$("$tree/bin/acceld" --version | head -n 1 | cut -d ' ' -f 2)
 case $version in
   [0-9]*) ;;
@@ -64,6 +67,9 @@ install -D -m 0644 "$repo/deploy/systemd/acceld.service" "$tree/share/systemd/ac
 install -D -m 0644 "$repo/deploy/systemd/acceld.env" "$tree/share/systemd/acceld.env"
 install -D -m 0644 "$here/config.yaml" "$tree/share/acceld/config.yaml"
 install -D -m 0644 "$repo/deploy/grafana/acceld.json" "$tree/share/grafana/acceld.json"
+# The real-GPU check travels with the tarball (docs/real-hardware.md); the .deb leaves it out.
+install -D -m 0755 "$repo/deploy/gpu-check.sh" "$tree/share/acceld/gpu-check.sh"
+install -D -m 0755 "$repo/deploy/gpu-check-compare.py" "$tree/share/acceld/gpu-check-compare.py"
 
 # Same bytes from the same inputs: one timestamp, and modes 0755/0644 (jlink writes its legal
 # notices read-only, 0444).

@@ -84,12 +84,81 @@ class ReleaseIT {
     assertThat(Files.readString(prefix.resolve("jre/lib/acceld.jsa.classpath")).strip())
         .isEqualTo(prefix.resolve("lib/acceld.jar").toString());
     assertThat(prefix.resolve("install.sh")).doesNotExist();
+    assertThat(prefix.resolve("share/acceld/gpu-check.sh")).isExecutable();
 
     // The installed command, with no JDK reachable; -Xshare:on turns an archive that does not fit
     // into a failed start.
     Map<String, String> env = withJvmFlags(RuntimeImage.noJdk(), "-Xshare:on");
     String shown = Command.run(dir, env, List.of(bin + "/acceld", "--version")).ok();
     assertThat(shown.lines().findFirst()).hasValue("acceld " + version());
+  }
+
+  /**
+   * The real-GPU check as it runs from the tarball, here against the simulated node and an
+   * nvidia-smi stand-in that reports what the simulated driver holds (identities; live readings as
+   * {@code [N/A]}, which the check skips): doctor, devices, a run serving the kubelet probe and
+   * /metrics, then one report with every GPU's identities matched. The comparison's rules have
+   * their own test (GpuCheckCompareTest).
+   */
+  @Test
+  void theTarballsGpuCheckRunsTheAgentAndMatchesItAgainstNvidiaSmi() throws Exception {
+    Path prefix = RuntimeImage.prefix();
+    Map<String, String> env = RuntimeImage.noJdk();
+    env.put("ACCELD_NATIVE_PROBES", RuntimeImage.nativeProbes().toAbsolutePath().toString());
+    Command.run(
+            dir,
+            env,
+            List.of("sh", "-c", prefix + "/bin/acceld devices --json --simulate >devices.json"))
+        .ok();
+    String devices = Files.readString(dir.resolve("devices.json"));
+    StringBuilder csv = new StringBuilder();
+    for (var gpu : new com.fasterxml.jackson.databind.ObjectMapper().readTree(devices)) {
+      if (gpu.path("uuid").asText().startsWith("GPU-")) {
+        csv.append(gpu.get("uuid").asText())
+            .append(", ")
+            .append(gpu.get("model").asText())
+            .append(", 0000")
+            .append(gpu.get("pciAddress").asText().toUpperCase(java.util.Locale.ROOT))
+            .append(", ")
+            .append(gpu.get("memoryBytes").asLong() >> 20)
+            .append(", ")
+            .append(gpu.get("driverVersion").asText())
+            .append(", [N/A], [N/A], [N/A], [N/A], [N/A]\n");
+      }
+    }
+    Files.writeString(dir.resolve("smi.csv"), csv.toString());
+    Path smi = dir.resolve("nvidia-smi");
+    Files.writeString(
+        smi,
+        "#!/bin/sh\n"
+            + "case \"$*\" in\n"
+            + "  *-x*) echo '<nvidia_smi_log><driver_version>550.54.15</driver_version></nvidia_smi_log>' ;;\n"
+            + "  *) cat '"
+            + dir.resolve("smi.csv")
+            + "' ;;\n"
+            + "esac\n");
+    assertThat(smi.toFile().setExecutable(true)).isTrue();
+    env.put("NVIDIA_SMI", smi.toString());
+    env.put("GPU_CHECK_SECONDS", "2");
+    env.put("GPU_CHECK_ARGS", "--simulate");
+    Path report = dir.resolve("report.txt");
+
+    Command.Result check =
+        Command.run(
+            dir,
+            env,
+            List.of(prefix + "/share/acceld/gpu-check.sh", prefix.toString(), report.toString()),
+            Duration.ofMinutes(2));
+
+    String text = Files.readString(report);
+    assertThat(check.exitCode()).as(text + check.output()).isZero();
+    assertThat(text)
+        .contains("agent served: true; kubelet-probe exit 0; run exit 0")
+        .contains("nvidia-smi: 8 GPU(s), driver 550.54.15")
+        .contains("0 mismatch(es)")
+        .contains("--- acceld doctor --json");
+    assertThat(text.lines().filter(l -> l.startsWith("MATCH") && l.contains("memory MiB")))
+        .hasSize(8);
   }
 
   @Test
@@ -125,16 +194,15 @@ class ReleaseIT {
     Files.writeString(root.resolve("var/lib/dpkg/status"), "");
     Files.writeString(root.resolve("var/lib/dpkg/available"), "");
     Map<String, String> env = RuntimeImage.noJdk();
-    // The postinst's archive is the tarball's install.sh's, checked above: not twice.
-    env.put("ACCELD_SKIP_CDS", "true");
+    env.put("ACCELD_TRAINING_PORT", Integer.toString(RuntimeImage.freePort()));
 
     dpkg(root, env, "--install", RuntimeImage.deb().toString());
 
     Path prefix = root.resolve("opt/acceld");
     assertThat(prefix.resolve("bin/acceld")).isExecutable();
     assertThat(root.resolve("lib/systemd/system/acceld.service")).isRegularFile();
-    assertThat(root.resolve("usr/bin/acceld").toRealPath())
-        .isEqualTo(prefix.resolve("bin/acceld").toRealPath());
+    assertThat(Files.readSymbolicLink(root.resolve("usr/bin/acceld")))
+        .isEqualTo(Path.of("/opt/acceld/bin/acceld"));
     // Enabled, not started: what `systemctl enable` makes for WantedBy=multi-user.target.
     Path wants = root.resolve("etc/systemd/system/multi-user.target.wants/acceld.service");
     assertThat(Files.readSymbolicLink(wants))
@@ -152,9 +220,12 @@ class ReleaseIT {
                 .ok())
         .contains("/etc/default/acceld")
         .contains("/etc/acceld/config.yaml");
-    startsAndRegisters(prefix, env);
+    // postinst made both archives, for where the package put the tree.
+    assertThat(prefix.resolve("jre/lib/acceld.jsa")).isNotEmptyFile();
+    assertThat(prefix.resolve("jre/lib/server/classes.jsa")).isNotEmptyFile();
+    startsAndRegisters(prefix, withJvmFlags(env, "-Xshare:on"));
 
-    // remove: the package's files go; the conffiles and the state stay.
+    // remove: the package's files and what postinst made go; the conffiles and the state stay.
     Files.writeString(root.resolve("etc/default/acceld"), "ACCELD_ARGS=--log-level debug\n");
     Path state = Files.createDirectories(root.resolve("var/lib/acceld"));
     Files.writeString(state.resolve("ledger.json"), "{}");

@@ -39,7 +39,9 @@ final class RuntimeImage {
           Path.of("deploy/image"),
           Path.of("deploy/bin"),
           Path.of("deploy/systemd"),
-          Path.of("deploy/grafana"));
+          Path.of("deploy/grafana"),
+          Path.of("deploy/gpu-check.sh"),
+          Path.of("deploy/gpu-check-compare.py"));
 
   /** On an idle machine; {@link Command} scales it. */
   static final Duration BUILD_TIME = Duration.ofMinutes(4);
@@ -93,12 +95,15 @@ final class RuntimeImage {
 
   /** The release's tree, extracted from its tarball into {@code into}. */
   static Path extract(Path into) {
+    return extract(tarball(), into);
+  }
+
+  private static Path extract(Path tarball, Path into) {
     try {
       Files.createDirectories(into);
     } catch (IOException e) {
       throw new UncheckedIOException(e);
     }
-    Path tarball = tarball();
     Command.run(into, "tar", "-xzf", tarball.toString()).ok();
     String name = tarball.getFileName().toString();
     return into.resolve(name.substring(0, name.indexOf("-linux-")));
@@ -153,7 +158,9 @@ final class RuntimeImage {
                   WORK.resolve("release").toString()),
               BUILD_TIME)
           .ok();
-      Path tree = extract(WORK.resolve("extracted"));
+      Path tree =
+          extract(
+              only(WORK.resolve("release"), "acceld-*-linux-*.tar.gz"), WORK.resolve("extracted"));
       Command.Result install =
           Command.run(
               WORK,
