@@ -19,6 +19,9 @@
 #   DEB_MAINTAINER     the .deb's Maintainer (default "acceld developers <acceld@localhost>")
 #   ACCELD_RELEASE_DEB=false  the tarball only (deploy/systemd/install.sh; no dpkg-deb needed)
 set -euo pipefail
+# Modes are part of the artefacts: whatever the caller's umask (an agent test JVM sets 077), the tree
+# is 0755/0644, as dpkg-deb and an operator's unprivileged readers expect.
+umask 022
 
 here=$(cd "$(dirname "$0")" && pwd)
 repo=$(cd "$here/../.." && pwd)
@@ -74,7 +77,7 @@ install -D -m 0755 "$repo/deploy/gpu-check-compare.py" "$tree/share/acceld/gpu-c
 # Same bytes from the same inputs: one timestamp, and modes 0755/0644 (jlink writes its legal
 # notices read-only, 0444).
 normalise() {
-  chmod -R u+w,go-w "$1"
+  chmod -R u+rwX,go+rX,go-w "$1"
   find "$1" -exec touch -h -d "@$epoch" {} +
 }
 

@@ -12,6 +12,8 @@
 # CONFIG_DIR, BIN_DIR and COMPLETION_DIR (ReleaseIT installs into a temporary tree that way).
 # Rollback: systemctl stop acceld; rm -rf $PREFIX; mv $PREFIX.previous $PREFIX; systemctl start acceld.
 set -euo pipefail
+# The tree, unit and env file as packaged (0755/0644), whatever the caller's umask.
+umask 022
 
 start=true
 if [ "${1:-}" = --no-start ]; then

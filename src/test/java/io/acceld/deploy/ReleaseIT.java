@@ -10,6 +10,7 @@ import io.acceld.util.BuildInfo;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.nio.file.attribute.PosixFilePermissions;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.HashMap;
@@ -54,7 +55,9 @@ class ReleaseIT {
             Path.of("."),
             Map.of("JAVA_HOME", System.getProperty("java.home")),
             List.of(
-                "bash",
+                "sh",
+                "-c",
+                "umask 022 && exec bash \"$0\" \"$@\"",
                 RuntimeImage.RELEASE_BUILD.toString(),
                 RuntimeImage.jar().toString(),
                 second.toString()),
@@ -85,6 +88,15 @@ class ReleaseIT {
         .isEqualTo(prefix.resolve("lib/acceld.jar").toString());
     assertThat(prefix.resolve("install.sh")).doesNotExist();
     assertThat(prefix.resolve("share/acceld/gpu-check.sh")).isExecutable();
+    // Installed under umask 077, the tree is still the packaged 0755/0644.
+    assertThat(
+            PosixFilePermissions.toString(
+                Files.getPosixFilePermissions(prefix.resolve("bin/acceld"))))
+        .isEqualTo("rwxr-xr-x");
+    assertThat(
+            PosixFilePermissions.toString(
+                Files.getPosixFilePermissions(prefix.resolve("lib/acceld.jar"))))
+        .isEqualTo("rw-r--r--");
 
     // The installed command, with no JDK reachable; -Xshare:on turns an archive that does not fit
     // into a failed start.

@@ -151,8 +151,12 @@ final class RuntimeImage {
       Command.run(
               Path.of("."),
               Map.of("JAVA_HOME", System.getProperty("java.home")),
+              // Under an owner-only umask, as a test JVM that ran the agent has: the artefacts'
+              // modes must not depend on it (ReleaseIT's second build runs under the usual 022).
               List.of(
-                  "bash",
+                  "sh",
+                  "-c",
+                  "umask 077 && exec bash \"$0\" \"$@\"",
                   RELEASE_BUILD.toString(),
                   jar().toString(),
                   WORK.resolve("release").toString()),
@@ -165,7 +169,11 @@ final class RuntimeImage {
           Command.run(
               WORK,
               installEnvironment(WORK.resolve("root")),
-              List.of(tree.resolve("install.sh").toString(), "--no-start"),
+              List.of(
+                  "sh",
+                  "-c",
+                  "umask 077 && exec \"$0\" --no-start",
+                  tree.resolve("install.sh").toString()),
               BUILD_TIME);
       assertThat(install.exitCode()).as("install.sh: %s", install.output()).isZero();
       Files.writeString(WORK.resolve("install.log"), install.output());
