@@ -115,7 +115,10 @@ class ContainerRecoveryTest {
     first.close();
     // SIGKILL to the whole group, as one signal: the wrapper has no chance to record a status. A
     // kill of the descendants listed at one instant missed a command the wrapper was forking at
-    // that instant, which then ran on, re-parented to init, long after the test.
+    // that instant, which then ran on, re-parented to init, long after the test. The group exists
+    // once the wrapper's setsid has run, which RUNNING does not wait for (on a busy machine the
+    // signal found no group).
+    Eventually.await("the wrapper to lead its process group", () -> !groupMembers(pid).isEmpty());
     assertThat(Signals.load().signalGroup(pid, Signals.SIGKILL)).isTrue();
     Eventually.await("the task's process group to die", () -> groupMembers(pid).isEmpty());
 
