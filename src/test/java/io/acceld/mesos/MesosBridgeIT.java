@@ -183,7 +183,19 @@ class MesosBridgeIT {
       TaskStatus running = fw.awaitState("t1", TaskState.TASK_RUNNING);
       List<String> gpus = devicesOf(running);
       assertThat(gpus).hasSize(2).allMatch(id -> id.startsWith("GPU-"));
-      kubelet.awaitCondition("the task wrote its env", () -> Files.exists(envOut), WAIT);
+      // Its whole env: the shell's redirection creates the file before env writes to it, and a
+      // test that waited for the file alone read it empty in between (an idle CI run). env writes
+      // its few KiB at exit in one go.
+      kubelet.awaitCondition(
+          "the task wrote its env",
+          () -> {
+            try {
+              return Files.exists(envOut) && Files.readString(envOut).contains("MESOS_TASK_ID=");
+            } catch (java.io.IOException e) {
+              return false;
+            }
+          },
+          WAIT);
       Map<String, String> env = envFile(envOut);
       assertThat(env.get("NVIDIA_VISIBLE_DEVICES")).isEqualTo(String.join(",", gpus));
       assertThat(env.get("CUDA_VISIBLE_DEVICES")).isEqualTo(String.join(",", gpus));
