@@ -7,10 +7,6 @@ import java.util.HashSet;
 import java.util.List;
 import java.util.Optional;
 import java.util.Set;
-import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.ExecutionException;
-import java.util.concurrent.TimeUnit;
-import java.util.concurrent.TimeoutException;
 import java.util.stream.Stream;
 
 /**
@@ -74,28 +70,8 @@ public final class ProcessCleanup {
       for (ProcessTable.Entry e : left) {
         ProcessHandle.of(e.pid()).ifPresent(ProcessHandle::destroyForcibly);
       }
-      awaitOneExit(left);
-    }
-  }
-
-  /** Until one of {@code processes} exits, for at most 200 ms: then the table is read again. */
-  private static void awaitOneExit(List<ProcessTable.Entry> processes) {
-    CompletableFuture<?>[] exits =
-        processes.stream()
-            .map(e -> ProcessHandle.of(e.pid()))
-            .flatMap(Optional::stream)
-            .map(ProcessHandle::onExit)
-            .toArray(CompletableFuture<?>[]::new);
-    if (exits.length < processes.size()) {
-      return;
-    }
-    try {
-      CompletableFuture.anyOf(exits).get(200, TimeUnit.MILLISECONDS);
-    } catch (TimeoutException | ExecutionException e) {
-      // read the table again
-    } catch (InterruptedException e) {
-      Thread.currentThread().interrupt();
-      throw new AssertionError("interrupted while killing a test's processes", e);
+      ProcessTable.awaitAnyExit(
+          left.stream().map(ProcessTable.Entry::pid).toList(), Duration.ofMillis(200));
     }
   }
 }

@@ -6,15 +6,11 @@ import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.HashSet;
 import java.util.List;
-import java.util.Optional;
 import java.util.Set;
-import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.ExecutionException;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.TimeUnit;
-import java.util.concurrent.TimeoutException;
 import org.junit.jupiter.api.extension.AfterAllCallback;
 import org.junit.jupiter.api.extension.AfterEachCallback;
 import org.junit.jupiter.api.extension.BeforeAllCallback;
@@ -93,7 +89,9 @@ public final class ProcessLeakExtension
         break;
       }
       watch.sample(now);
-      awaitExit(left, deadline);
+      ProcessTable.awaitAnyExit(
+          left.stream().map(ProcessTable.Key::pid).toList(),
+          Duration.ofNanos(Math.min(SAMPLE_EVERY.toNanos(), deadline - System.nanoTime())));
     }
     if (left.isEmpty()) {
       return;
@@ -113,32 +111,6 @@ public final class ProcessLeakExtension
             + Waits.scaled(GRACE).toSeconds()
             + " s after it ended (now killed): "
             + String.join(", ", described));
-  }
-
-  /**
-   * Waits until one of {@code processes} exits (ProcessHandle's exit notice works for processes
-   * that are not this JVM's children too), for at most a sample interval and never past {@code
-   * deadline}: the caller then reads the table again, since a dying process may leave children.
-   */
-  private static void awaitExit(List<ProcessTable.Key> processes, long deadline) {
-    CompletableFuture<?>[] exits =
-        processes.stream()
-            .map(k -> ProcessHandle.of(k.pid()))
-            .flatMap(Optional::stream)
-            .map(ProcessHandle::onExit)
-            .toArray(CompletableFuture<?>[]::new);
-    if (exits.length < processes.size()) {
-      return; // one is gone already
-    }
-    long wait = Math.min(SAMPLE_EVERY.toNanos(), deadline - System.nanoTime());
-    try {
-      CompletableFuture.anyOf(exits).get(Math.max(0, wait), TimeUnit.NANOSECONDS);
-    } catch (TimeoutException | ExecutionException e) {
-      // still running: the caller checks its deadline
-    } catch (InterruptedException e) {
-      Thread.currentThread().interrupt();
-      throw new AssertionError("interrupted while waiting for a test's processes to exit", e);
-    }
   }
 
   /** What one test (or class) started, as far as the samples saw. */

@@ -5,6 +5,7 @@ import java.nio.charset.StandardCharsets;
 import java.nio.file.DirectoryStream;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Collection;
 import java.util.HashMap;
@@ -13,6 +14,10 @@ import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
 
 /**
  * Every process on the machine at one instant, as {@code /proc/PID/stat} shows it: what {@link
@@ -145,5 +150,30 @@ public final class ProcessTable {
       command = command.substring(0, MAX_COMMAND_CHARS) + "...";
     }
     return "pid " + pid + " (" + (command.isEmpty() ? "?" : command) + ")";
+  }
+
+  /**
+   * Waits until one of {@code pids} exits, for at most {@code atMost} (ProcessHandle's exit notice
+   * works for processes that are not this JVM's children too); at once if one is gone already. The
+   * caller then reads the table again, since a dying process may leave children.
+   */
+  public static void awaitAnyExit(Collection<Long> pids, Duration atMost) {
+    CompletableFuture<?>[] exits =
+        pids.stream()
+            .map(ProcessHandle::of)
+            .flatMap(Optional::stream)
+            .map(ProcessHandle::onExit)
+            .toArray(CompletableFuture<?>[]::new);
+    if (exits.length < pids.size()) {
+      return;
+    }
+    try {
+      CompletableFuture.anyOf(exits).get(Math.max(0, atMost.toNanos()), TimeUnit.NANOSECONDS);
+    } catch (TimeoutException | ExecutionException e) {
+      // still running: the caller decides whether to wait again
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      throw new AssertionError("interrupted while waiting for processes to exit", e);
+    }
   }
 }
