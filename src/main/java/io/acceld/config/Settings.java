@@ -318,6 +318,35 @@ public final class Settings {
           Parsers.duration(),
           "10s");
 
+  public static final Setting<String> DRA_DRIVER =
+      new Setting<>(
+          "dra-driver",
+          "NAME",
+          "Kubernetes Dynamic Resource Allocation driver name (a DNS subdomain such as"
+              + " gpu.acceld.io) under which the node's accelerators are published as"
+              + " ResourceSlices and prepared for ResourceClaims, beside the device plugin and on"
+              + " the same ledger. Empty turns DRA off.",
+          Parsers.string(),
+          "");
+
+  public static final Setting<String> KUBECONFIG =
+      new Setting<>(
+          "kubeconfig",
+          "FILE",
+          "kubeconfig file for the Kubernetes API server, for --dra-driver. Empty: $KUBECONFIG"
+              + " when set, else the pod's in-cluster service account.",
+          Parsers.string(),
+          "");
+
+  public static final Setting<Path> KUBELET_PLUGINS_DIR =
+      new Setting<>(
+          "kubelet-plugins-dir",
+          "DIR",
+          "The kubelet's plugins directory; the DRA socket is DIR/<driver>/dra.sock (its"
+              + " registration socket goes in --plugins-registry-dir).",
+          Parsers.path(),
+          "/var/lib/kubelet/plugins");
+
   public static final Setting<String> METRICS_AUTH =
       new Setting<>(
           "metrics-auth",
@@ -444,6 +473,9 @@ public final class Settings {
           MESOS_FILTER_GPU_RESOURCES,
           MESOS_EXECUTOR_REGISTRATION_TIMEOUT,
           MESOS_STATUS_UPDATE_RETRY,
+          DRA_DRIVER,
+          KUBECONFIG,
+          KUBELET_PLUGINS_DIR,
           METRICS_AUTH,
           METRICS_TLS_CERT,
           METRICS_TLS_KEY,

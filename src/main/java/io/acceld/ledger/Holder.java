@@ -4,8 +4,7 @@ import java.util.Objects;
 
 /**
  * Who holds a lease. A closed set, so every switch over holders is checked by the compiler when a
- * kind is added (a DRA claim, {@code DraClaim(claimUid)} with publisher {@code DRA}, is the next
- * one: it needs a record here, a {@link HolderKind} and a {@link Publisher}, and nothing else).
+ * kind is added (it needs a record here, a {@link HolderKind} and a {@link Publisher}).
  */
 public sealed interface Holder {
   HolderKind kind();
@@ -103,6 +102,37 @@ public sealed interface Holder {
     @Override
     public String describe() {
       return "Mesos task " + name();
+    }
+  }
+
+  /**
+   * A Kubernetes ResourceClaim prepared for a pod through Dynamic Resource Allocation. The UID
+   * tells a claim from a later one of the same name (deleted and created again).
+   *
+   * @param namespace the claim's namespace
+   * @param claimName the claim's name
+   * @param uid the claim's UID, as the kubelet names it in NodePrepareResources
+   */
+  record DraClaim(String namespace, String claimName, String uid) implements Holder {
+    public DraClaim {
+      Objects.requireNonNull(namespace, "namespace");
+      Objects.requireNonNull(claimName, "claimName");
+      Objects.requireNonNull(uid, "uid");
+    }
+
+    @Override
+    public HolderKind kind() {
+      return HolderKind.DRA_CLAIM;
+    }
+
+    @Override
+    public String name() {
+      return namespace + "/" + claimName;
+    }
+
+    @Override
+    public String describe() {
+      return "DRA claim " + name() + " (uid " + uid + ")";
     }
   }
 }

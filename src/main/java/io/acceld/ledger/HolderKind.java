@@ -4,7 +4,8 @@ package io.acceld.ledger;
 public enum HolderKind {
   KUBELET_POD("kubelet_pod", Publisher.KUBELET),
   KUBELET_PENDING("kubelet_pending", Publisher.KUBELET),
-  MESOS_TASK("mesos_task", Publisher.MESOS);
+  MESOS_TASK("mesos_task", Publisher.MESOS),
+  DRA_CLAIM("dra_claim", Publisher.DRA);
 
   private final String label;
   private final Publisher publisher;

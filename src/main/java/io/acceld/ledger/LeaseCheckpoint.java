@@ -178,6 +178,12 @@ public final class LeaseCheckpoint {
           h.put("framework", t.frameworkId());
           h.put("task", t.taskId());
         }
+        case DRA_CLAIM -> {
+          Holder.DraClaim c = (Holder.DraClaim) l.holder();
+          h.put("namespace", c.namespace());
+          h.put("claim", c.claimName());
+          h.put("uid", c.uid());
+        }
       }
       n.put("holder", h);
       n.put("since", l.since().toString());
@@ -237,6 +243,8 @@ public final class LeaseCheckpoint {
               new Holder.KubeletPod(text(h, "namespace"), text(h, "pod"), text(h, "container"));
           case KUBELET_PENDING -> new Holder.KubeletPending(text(h, "allocation"));
           case MESOS_TASK -> new Holder.MesosTask(text(h, "framework"), text(h, "task"));
+          case DRA_CLAIM ->
+              new Holder.DraClaim(text(h, "namespace"), text(h, "claim"), text(h, "uid"));
         };
     Optional<String> partOf =
         n.get("partOf") instanceof String parent && !parent.isBlank()

@@ -8,7 +8,8 @@ package io.acceld.ledger;
  */
 public enum Publisher {
   KUBELET("kubelet"),
-  MESOS("Mesos");
+  MESOS("Mesos"),
+  DRA("DRA");
 
   private final String displayName;
 
