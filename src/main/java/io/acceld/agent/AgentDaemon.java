@@ -183,7 +183,7 @@ public final class AgentDaemon implements AutoCloseable {
                             DeviceListing.rows(
                                 ledger.current(), config::sharing, config.get(Settings.DEV_ROOT)))
                         + "\n"));
-    server.degradedBy(() -> degraded(storage, mesos));
+    server.degradedBy(() -> degraded(storage, discovery, mesos));
     server.notReadyBecause(
         () -> {
           List<String> reasons = new ArrayList<>(store.current().node().problems());
@@ -323,8 +323,9 @@ public final class AgentDaemon implements AutoCloseable {
   }
 
   /** What {@code /healthz} reports beside "ok": parts that work less well than they should. */
-  private static List<String> degraded(LedgerStorage storage, Optional<MesosBridge> mesos) {
-    List<String> problems = new ArrayList<>();
+  private static List<String> degraded(
+      LedgerStorage storage, NodeDiscovery discovery, Optional<MesosBridge> mesos) {
+    List<String> problems = new ArrayList<>(discovery.degraded());
     var status = storage.writer().status();
     if (!status.ok()) {
       problems.add(

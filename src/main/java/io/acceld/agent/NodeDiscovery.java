@@ -9,6 +9,7 @@ import io.acceld.inventory.Inventory;
 import io.acceld.nvml.Nvml;
 import io.acceld.nvml.NvmlLoader;
 import io.acceld.nvml.NvmlProbe;
+import java.util.List;
 import java.util.Optional;
 
 /**
@@ -50,6 +51,11 @@ public final class NodeDiscovery implements AutoCloseable {
 
   public Inventory scan() {
     return scanner.scan();
+  }
+
+  /** What {@code /healthz} reports as degraded: sysfs reads that blocked and have not returned. */
+  public List<String> degraded() {
+    return scanner.blockedReads();
   }
 
   public Optional<Nvml> nvml() {

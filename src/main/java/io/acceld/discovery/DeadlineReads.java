@@ -4,7 +4,12 @@ import io.acceld.util.NamedThreads;
 import java.io.IOException;
 import java.io.InterruptedIOException;
 import java.nio.file.Path;
+import java.time.Clock;
 import java.time.Duration;
+import java.time.Instant;
+import java.util.Comparator;
+import java.util.List;
+import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
@@ -48,17 +53,42 @@ final class DeadlineReads {
     T read(SysfsFiles files) throws IOException;
   }
 
+  /**
+   * A file whose read did not return within the deadline, and has not returned since.
+   *
+   * @param file the attribute file
+   * @param since when its read was first given up
+   */
+  record BlockedRead(Path file, Instant since) {}
+
   private final Duration deadline;
-  private final Set<Path> wedged = ConcurrentHashMap.newKeySet();
+  private final Clock clock;
+
+  /** Files whose read blocked and has not returned yet, with when it was given up. */
+  private final Map<Path, Instant> wedged = new ConcurrentHashMap<>();
+
   private ThreadPoolExecutor worker; // guarded by this
 
   DeadlineReads(Duration deadline) {
+    this(deadline, Clock.systemUTC());
+  }
+
+  DeadlineReads(Duration deadline, Clock clock) {
     this.deadline = deadline;
+    this.clock = clock;
   }
 
   /** Files whose read blocked and has not returned yet. */
   Set<Path> wedged() {
-    return Set.copyOf(wedged);
+    return Set.copyOf(wedged.keySet());
+  }
+
+  /** The reads that blocked and have not returned yet, oldest first. */
+  List<BlockedRead> blocked() {
+    return wedged.entrySet().stream()
+        .map(e -> new BlockedRead(e.getKey(), e.getValue()))
+        .sorted(Comparator.comparing(BlockedRead::since).thenComparing(BlockedRead::file))
+        .toList();
   }
 
   /**
@@ -68,19 +98,23 @@ final class DeadlineReads {
    */
   <T> T run(String what, Read<T> read) throws IOException {
     for (int attempt = 1; ; attempt++) {
-      SysfsFiles files = new SysfsFiles(wedged);
+      // The key set is a live view: SysfsFiles forgets a file there when its read returns.
+      SysfsFiles files = new SysfsFiles(wedged.keySet());
       Future<T> result = submit(() -> read.read(files));
       try {
         return result.get(deadline.toNanos(), TimeUnit.NANOSECONDS);
       } catch (TimeoutException e) {
         abandonWorker();
         Optional<Path> stuck = files.reading();
-        if (stuck.isEmpty() || attempt == MAX_ATTEMPTS) {
+        if (stuck.isEmpty()) {
           throw new Blocked(what);
         }
-        wedged.add(stuck.get());
+        wedged.putIfAbsent(stuck.get(), clock.instant());
         if (!files.reading().equals(stuck)) {
           wedged.remove(stuck.get()); // it returned meanwhile (SysfsFiles forgets it when it does)
+        }
+        if (attempt == MAX_ATTEMPTS) {
+          throw new Blocked(what);
         }
       } catch (ExecutionException e) {
         if (e.getCause() instanceof IOException io) {

@@ -89,6 +89,11 @@ public final class InventoryScanner {
     this.nvidia = nvidia;
   }
 
+  /** Sysfs reads that blocked and have not returned: see {@link SysfsPciScanner#blockedReads}. */
+  public List<String> blockedReads() {
+    return pci.blockedReads();
+  }
+
   public Inventory scan() {
     // Classify once: the same decision picks the NVIDIA GPUs for NVML and the devices to build.
     Map<PciDevice, String> classified = new LinkedHashMap<>();

@@ -78,6 +78,32 @@ public final class SysfsPciScanner {
     return List.copyOf(byAddress.values());
   }
 
+  /**
+   * What {@code /healthz} reports while attribute reads block: {@code reading <file> for <BDF>
+   * timed out since <time>}, one line per file, until its read returns. The device's other reads go
+   * on (a blocked optional attribute reads as unknown; a blocked required one leaves the device
+   * out), so the agent serves, but an operator must look at the driver.
+   */
+  public List<String> blockedReads() {
+    List<String> lines = new ArrayList<>();
+    for (DeadlineReads.BlockedRead read : reads.blocked()) {
+      Path dir = read.file().getParent();
+      String device =
+          dir == null
+              ? "?"
+              : PciAddresses.normalise(dir.getFileName().toString())
+                  .orElse(dir.getFileName().toString());
+      lines.add(
+          "reading "
+              + read.file()
+              + " for "
+              + device
+              + " timed out since "
+              + read.since().truncatedTo(java.time.temporal.ChronoUnit.SECONDS));
+    }
+    return lines;
+  }
+
   /** One device by address, if present and readable. */
   public Optional<PciDevice> scan(String address) {
     return read(sysfsRoot.resolve("bus/pci/devices").resolve(address));

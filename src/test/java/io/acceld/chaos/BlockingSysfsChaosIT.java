@@ -4,7 +4,6 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import io.acceld.testing.Eventually;
 import io.acceld.testing.kubelet.DeviceState;
-import java.net.http.HttpResponse;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.StandardOpenOption;
@@ -95,11 +94,21 @@ class BlockingSysfsChaosIT {
           .isLessThan(Duration.ofSeconds(1));
       assertThat(node.kubelet.devices(GPU)).as(what).hasSize(8).allMatch(DeviceState::healthy);
 
-      // The read is abandoned at its deadline: alive again, the GPU still listed.
+      // The read is abandoned at its deadline: alive again, the GPU still listed, and /healthz
+      // says which read blocks, for which device, since when.
+      String degraded =
+          "degraded: reading "
+              + numa
+              + " for "
+              + node.node.gpus().get(wedged).pciAddress()
+              + " timed out since ";
       Eventually.await(
-          what + ": /healthz passes once the read is abandoned",
+          what + ": /healthz passes once the read is abandoned, naming the blocked read",
           WAIT,
-          () -> node.get("/healthz").map(HttpResponse::statusCode).orElse(0) == 200);
+          () ->
+              node.get("/healthz")
+                  .filter(r -> r.statusCode() == 200 && r.body().contains(degraded))
+                  .isPresent());
       assertThat(node.kubelet.devices(GPU)).as(what).hasSize(8);
 
       // The attribute answers again: read again, nothing stuck.
@@ -108,9 +117,13 @@ class BlockingSysfsChaosIT {
       Files.writeString(numa, before);
       fifos.remove(numa);
       node.kubelet.awaitDevices(GPU, BlockingSysfsChaosIT::eightHealthy, WAIT);
-      assertThat(node.get("/healthz").map(HttpResponse::statusCode))
-          .as(what + ": healthy after the attribute answers")
-          .hasValue(200);
+      Eventually.await(
+          what + ": healthy, and no longer degraded, after the attribute answers",
+          WAIT,
+          () ->
+              node.get("/healthz")
+                  .filter(r -> r.statusCode() == 200 && !r.body().contains("degraded"))
+                  .isPresent());
     }
     System.out.printf(
         "BlockingSysfsChaosIT: %d wedged attributes in %d s%n",

@@ -108,6 +108,15 @@ class SysfsPciScannerTest {
           .anySatisfy(w -> assertThat(w).contains(numa.toString()));
     }
 
+    // /healthz names each blocked file and its device until the read returns
+    assertThat(scanner.blockedReads())
+        .hasSize(2)
+        .anySatisfy(
+            l ->
+                assertThat(l)
+                    .startsWith("reading " + numa + " for 0000:c1:00.0 timed out since 20"))
+        .anySatisfy(l -> assertThat(l).startsWith("reading " + vendor + " for 0000:41:00.0"));
+
     // the next scan does not wait on the files still blocked
     long start = System.nanoTime();
     assertThat(scanner.scan()).extracting(PciDevice::address).contains("0000:c1:00.0");
@@ -126,6 +135,49 @@ class SysfsPciScannerTest {
             scanner.scan().stream()
                 .anyMatch(d -> d.address().equals("0000:c1:00.0") && d.numaNode() == 1));
     assertThat(scanner.scan()).extracting(PciDevice::address).contains("0000:41:00.0");
+    assertThat(scanner.blockedReads()).isEmpty();
+  }
+
+  /**
+   * An hour of rescans at the default interval is 120 of them; each finds the same file still
+   * blocked. At most the one thread stuck in that read remains, and no descriptor piles up.
+   */
+  @Test
+  void rescansThatAllHitTheSameBlockedFileLeaveNoThreadOrDescriptorBehind() throws Exception {
+    FixtureNode node = FixtureVariants.mixedNode(root);
+    Path sysfs = node.tree().sysfsRoot();
+    Path numa = sysfs.resolve("bus/pci/devices/0000:c1:00.0").toRealPath().resolve("numa_node");
+    fifo(numa);
+    SysfsPciScanner scanner = new SysfsPciScanner(sysfs, Duration.ofMillis(200));
+    try (LogCapture logs = LogCapture.of(SysfsPciScanner.class)) {
+      scanner.scan(); // the one read that blocks, and its thread
+      long threadsBefore = sysfsReaders();
+      long descriptorsBefore = openDescriptors();
+      for (int i = 0; i < 240; i++) {
+        assertThat(scanner.scan()).extracting(PciDevice::address).contains("0000:c1:00.0");
+      }
+      assertThat(sysfsReaders()).isLessThanOrEqualTo(Math.max(1, threadsBefore));
+      assertThat(openDescriptors()).isLessThanOrEqualTo(descriptorsBefore + 4);
+      assertThat(scanner.blockedReads()).singleElement().asString().contains(numa.toString());
+      // and the warning is not repeated per rescan
+      assertThat(logs.warnings().stream().filter(w -> w.contains(numa.toString())).count())
+          .isEqualTo(1);
+    } finally {
+      unblock(numa);
+    }
+    Eventually.await("the blocked read returns", () -> scanner.blockedReads().isEmpty());
+  }
+
+  private static long sysfsReaders() {
+    return Thread.getAllStackTraces().keySet().stream()
+        .filter(t -> t.isAlive() && t.getName().startsWith("acceld-sysfs-read"))
+        .count();
+  }
+
+  private static long openDescriptors() throws Exception {
+    try (var fds = Files.list(Path.of("/proc/self/fd"))) {
+      return fds.count();
+    }
   }
 
   @Test
