@@ -114,6 +114,9 @@ import org.slf4j.LoggerFactory;
 public final class KubeletDouble implements AutoCloseable {
   private static final Logger log = LoggerFactory.getLogger(KubeletDouble.class);
 
+  /** How often {@link #await} probes again without a change of the double's own state. */
+  private static final Duration REPROBE = Duration.ofMillis(20);
+
   public static final String KUBELET_SOCKET = "kubelet.sock";
   public static final String DEPRECATION_FILE = "DEPRECATION";
   public static final String CHECKPOINT_FILE = "kubelet_internal_checkpoint";
@@ -1436,8 +1439,11 @@ public final class KubeletDouble implements AutoCloseable {
 
   /**
    * Waits until {@code probe} yields a value, up to {@code timeout} scaled by {@link Waits}. The
-   * probe runs under the double's lock each time its state changes: it must be quick, must not
-   * block, and should read only the double.
+   * probe runs under the double's lock each time its state changes, and at least every {@link
+   * #REPROBE}: tests also wait here for what the double does not see (a file a task writes, the
+   * agent's /readyz), and a probe run only on the double's changes saw those at the deadline alone,
+   * a full minute late and then passing (a Mesos test did, on a busy machine). It must be quick and
+   * must not block.
    */
   public <T> T await(String what, Supplier<Optional<T>> probe, Duration timeout)
       throws InterruptedException {
@@ -1464,7 +1470,7 @@ public final class KubeletDouble implements AutoCloseable {
           throw new AssertionError(
               "kubelet double: closed while waiting for " + what + "\n" + describe());
         }
-        changed.awaitNanos(left);
+        changed.awaitNanos(Math.min(left, REPROBE.toNanos()));
       }
     } finally {
       lock.unlock();
