@@ -1,5 +1,6 @@
 package io.acceld.metrics;
 
+import io.acceld.util.BoundedText;
 import java.io.ByteArrayOutputStream;
 import java.io.IOException;
 import java.io.OutputStream;
@@ -19,8 +20,18 @@ record HttpReply(int status, String contentType, Map<String, String> headers, by
     headers = Map.copyOf(headers);
   }
 
+  /**
+   * The most a plain-text answer may hold, in UTF-8 bytes: room for {@code /healthz}'s and {@code
+   * /readyz}'s reasons on a large node, and a bound on what an error's reason may say.
+   */
+  static final int MAX_TEXT_BYTES = 16 * 1024;
+
   static HttpReply text(int status, String body) {
-    return new HttpReply(status, PLAIN, Map.of(), body.getBytes(StandardCharsets.UTF_8));
+    return new HttpReply(
+        status,
+        PLAIN,
+        Map.of(),
+        BoundedText.bound(body, MAX_TEXT_BYTES).getBytes(StandardCharsets.UTF_8));
   }
 
   static HttpReply of(int status, String contentType, String body) {

@@ -1,12 +1,12 @@
 package io.acceld.transport;
 
+import io.acceld.util.BoundedText;
 import io.grpc.ForwardingServerCall;
 import io.grpc.Metadata;
 import io.grpc.ServerCall;
 import io.grpc.ServerCallHandler;
 import io.grpc.ServerInterceptor;
 import io.grpc.Status;
-import java.nio.charset.StandardCharsets;
 
 /**
  * Bounds the message of every status the agent's gRPC servers send to {@link #MAX_BYTES} of UTF-8,
@@ -34,24 +34,8 @@ public final class BoundedStatus implements ServerInterceptor {
         headers);
   }
 
-  /** {@code text} if it fits, else as much as fits with {@code ... (N more characters)}. */
+  /** {@code text} if it fits in {@link #MAX_BYTES}, else cut: see {@link BoundedText}. */
   public static String bound(String text) {
-    if (text.getBytes(StandardCharsets.UTF_8).length <= MAX_BYTES) {
-      return text;
-    }
-    // The note is at most 40 bytes; keep whole characters (no half surrogate pair) before it.
-    int budget = MAX_BYTES - 40;
-    int end = 0;
-    int bytes = 0;
-    while (end < text.length()) {
-      int cp = text.codePointAt(end);
-      int size = new String(Character.toChars(cp)).getBytes(StandardCharsets.UTF_8).length;
-      if (bytes + size > budget) {
-        break;
-      }
-      bytes += size;
-      end += Character.charCount(cp);
-    }
-    return text.substring(0, end) + "... (" + (text.length() - end) + " more characters)";
+    return BoundedText.bound(text, MAX_BYTES);
   }
 }

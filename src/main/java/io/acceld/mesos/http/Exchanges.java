@@ -2,6 +2,7 @@ package io.acceld.mesos.http;
 
 import com.sun.net.httpserver.HttpExchange;
 import io.acceld.mesos.wire.MediaType;
+import io.acceld.util.BoundedText;
 import java.io.ByteArrayOutputStream;
 import java.io.IOException;
 import java.io.InputStream;
@@ -11,6 +12,9 @@ import java.util.Optional;
 
 /** Small, shared pieces of answering a JDK {@link HttpExchange}. */
 final class Exchanges {
+  /** The most a plain-text answer (an error's reason) may hold, in UTF-8 bytes. */
+  static final int MAX_TEXT_BYTES = 1024;
+
   static final String TEXT = "text/plain; charset=utf-8";
 
   private Exchanges() {}
@@ -78,7 +82,12 @@ final class Exchanges {
 
   /** A plain-text answer: Mesos answers its errors as plain text. */
   static void text(HttpExchange exchange, int status, String body) throws IOException {
-    send(exchange, status, TEXT, body.getBytes(StandardCharsets.UTF_8));
+    // Errors often name what the client sent (IDs): the client must not size the answer.
+    send(
+        exchange,
+        status,
+        TEXT,
+        BoundedText.bound(body, MAX_TEXT_BYTES).getBytes(StandardCharsets.UTF_8));
   }
 
   /** An answer with no body, such as 202. */

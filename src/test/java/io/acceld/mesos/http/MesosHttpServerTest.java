@@ -350,6 +350,14 @@ class MesosHttpServerTest {
     assertThat(refused.body()).isEqualTo("Framework is not subscribed");
     assertThat(scheduler.streamIds).last().isEqualTo(Optional.empty());
 
+    // A reason naming what a client sent is cut to 1 KiB: the client does not size the answer.
+    scheduler.reply = Reply.failure(400, "Framework '" + "x".repeat(100_000) + "' is unknown");
+    MesosResponse bounded = scheduler(codec).call(teardownCall());
+    assertThat(bounded.status()).isEqualTo(400);
+    assertThat(bounded.body().getBytes(java.nio.charset.StandardCharsets.UTF_8).length)
+        .isLessThanOrEqualTo(1024);
+    assertThat(bounded.body()).startsWith("Framework 'xxx").endsWith(" more characters)");
+
     scheduler.reply = new Reply.Ok();
     assertThat(scheduler(codec).call(teardownCall()).status()).isEqualTo(200);
 
