@@ -23,11 +23,11 @@ final class AcceleratorNodes {
   private static final Pattern NVIDIA_GPU = Pattern.compile("nvidia[0-9]+");
 
   /** Subdirectories whose nodes are accelerators: MIG capabilities, DRM GPUs, compute accels. */
-  private static final Map<String, Pattern> SUBDIRS =
-      Map.of(
-          "nvidia-caps", Pattern.compile("nvidia-cap[0-9]+"),
-          "dri", Pattern.compile("(card|renderD)[0-9]+"),
-          "accel", Pattern.compile("accel[0-9]+"));
+  private static final List<Map.Entry<String, Pattern>> SUBDIRS =
+      List.of(
+          Map.entry("nvidia-caps", Pattern.compile("nvidia-cap[0-9]+")),
+          Map.entry("dri", Pattern.compile("(card|renderD)[0-9]+")),
+          Map.entry("accel", Pattern.compile("accel[0-9]+")));
 
   /** What a task with any NVIDIA GPU (or MIG device) also needs to use it. */
   private static final List<String> NVIDIA_SHARED =
@@ -42,7 +42,7 @@ final class AcceleratorNodes {
   static Map<String, DeviceNode> scan(Path devRoot) throws IOException {
     Map<String, DeviceNode> nodes = new LinkedHashMap<>();
     add(nodes, devRoot, "", TOP);
-    for (Map.Entry<String, Pattern> sub : SUBDIRS.entrySet()) {
+    for (Map.Entry<String, Pattern> sub : SUBDIRS) {
       add(nodes, devRoot.resolve(sub.getKey()), sub.getKey() + "/", sub.getValue());
     }
     return nodes;

@@ -27,6 +27,9 @@ final class CgroupFiles {
 
   private static final Duration MAX_POLL = Duration.ofMillis(25);
 
+  /** How long one kill round waits for the cgroup to empty; SIGKILL takes effect in far less. */
+  private static final Duration ROUND = Duration.ofMillis(250);
+
   private CgroupFiles() {}
 
   static void write(Path file, String value) throws IOException {
@@ -98,6 +101,33 @@ final class CgroupFiles {
       } catch (InterruptedException e) {
         Thread.currentThread().interrupt();
         throw new InterruptedIOException("interrupted waiting on a cgroup");
+      }
+    }
+  }
+
+  /** One round of killing what a cgroup holds. */
+  @FunctionalInterface
+  interface KillRound {
+    void run() throws IOException;
+  }
+
+  /**
+   * Kills in rounds until {@code empty} holds or {@code timeout} passes. One round is not always
+   * enough: a process can join while the round runs (a launch still writing its pid into the
+   * cgroups), so each round waits only briefly for the cgroup to empty before killing again.
+   */
+  static boolean killUntilEmpty(Duration timeout, KillRound round, Condition empty)
+      throws IOException {
+    long deadline = System.nanoTime() + timeout.toNanos();
+    while (true) {
+      round.run();
+      long left = deadline - System.nanoTime();
+      Duration wait = Duration.ofNanos(Math.max(0, Math.min(left, ROUND.toNanos())));
+      if (await(wait, empty)) {
+        return true;
+      }
+      if (System.nanoTime() >= deadline) {
+        return false;
       }
     }
   }

@@ -110,6 +110,10 @@ public final class CgroupV1Fence implements Fence {
     if (!Files.isDirectory(freezer)) {
       return true;
     }
+    return CgroupFiles.killUntilEmpty(timeout, () -> killRound(freezer), this::empty);
+  }
+
+  private void killRound(Path freezer) throws IOException {
     Path state = freezer.resolve("freezer.state");
     CgroupFiles.write(state, "FROZEN");
     try {
@@ -119,7 +123,6 @@ public final class CgroupV1Fence implements Fence {
     } finally {
       CgroupFiles.write(state, "THAWED");
     }
-    return CgroupFiles.await(timeout, this::empty);
   }
 
   private boolean empty() throws IOException {

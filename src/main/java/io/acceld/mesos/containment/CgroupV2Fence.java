@@ -75,22 +75,25 @@ public final class CgroupV2Fence implements Fence {
     if (!Files.isDirectory(dir)) {
       return true;
     }
+    return CgroupFiles.killUntilEmpty(timeout, this::killRound, () -> events("populated") == 0);
+  }
+
+  private void killRound() throws IOException {
     Path kill = dir.resolve("cgroup.kill");
     if (Files.exists(kill)) {
       CgroupFiles.write(kill, "1");
-    } else {
-      Path freeze = dir.resolve("cgroup.freeze");
-      CgroupFiles.write(freeze, "1");
-      try {
-        CgroupFiles.await(FREEZE_WAIT, () -> events("frozen") == 1);
-        for (Path cgroup : tree(dir)) {
-          pids.killAll(cgroup.resolve("cgroup.procs"));
-        }
-      } finally {
-        CgroupFiles.write(freeze, "0");
-      }
+      return;
     }
-    return CgroupFiles.await(timeout, () -> events("populated") == 0);
+    Path freeze = dir.resolve("cgroup.freeze");
+    CgroupFiles.write(freeze, "1");
+    try {
+      CgroupFiles.await(FREEZE_WAIT, () -> events("frozen") == 1);
+      for (Path cgroup : tree(dir)) {
+        pids.killAll(cgroup.resolve("cgroup.procs"));
+      }
+    } finally {
+      CgroupFiles.write(freeze, "0");
+    }
   }
 
   /** {@code cgroup.events}' value of {@code key}; {@code populated} covers descendants. */

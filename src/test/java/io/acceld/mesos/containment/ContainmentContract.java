@@ -181,6 +181,8 @@ abstract class ContainmentContract {
     Fence ended = containment.create("ended", LIMITS, List.of(), Optional.empty());
     Process keeps = Probes.start(live, "sleep", "600");
     Process leftover = Probes.start(ended, "sleep", "600");
+    Probes.awaitJoined(live, keeps);
+    Probes.awaitJoined(ended, leftover);
 
     Recovery recovery = containment(settings(false)).recover(Set.of("live", "gone-before"));
 

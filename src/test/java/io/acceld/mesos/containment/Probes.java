@@ -7,6 +7,7 @@ import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
@@ -47,6 +48,27 @@ final class Probes {
       return "opened";
     }
     return r.err().strip();
+  }
+
+  /**
+   * Waits until {@code process} is in every cgroup of {@code fence}: its launch has joined them.
+   */
+  static void awaitJoined(Fence fence, Process process) throws IOException {
+    boolean joined =
+        CgroupFiles.await(
+            Duration.ofSeconds(10),
+            () -> {
+              for (String cgroup : fence.describe().cgroups()) {
+                if (!CgroupFiles.pids(Path.of(cgroup, "cgroup.procs"))
+                    .contains((int) process.pid())) {
+                  return false;
+                }
+              }
+              return true;
+            });
+    if (!joined) {
+      fail("pid " + process.pid() + " did not join " + fence.describe().cgroups());
+    }
   }
 
   /** Whether {@code pid} has exited: gone, or a zombie waiting for its parent to reap it. */
