@@ -9,6 +9,7 @@ import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.LinkedHashSet;
 import java.util.List;
+import java.util.Locale;
 import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
@@ -139,7 +140,7 @@ public final class Containment {
       {
         Set<String> available = v2Controllers(unified.root());
         for (Isolation i : isolation) {
-          String controller = i.name().toLowerCase(java.util.Locale.ROOT);
+          String controller = i.name().toLowerCase(Locale.ROOT);
           if (i != Isolation.DEVICES && !available.contains(controller)) {
             missing.add(
                 "the cgroup v2 "
@@ -211,29 +212,26 @@ public final class Containment {
     List<String> wanted = new ArrayList<>();
     for (Isolation i : settings.isolation()) {
       if (i != Isolation.DEVICES) {
-        wanted.add(i.name().toLowerCase(java.util.Locale.ROOT));
+        wanted.add(i.name().toLowerCase(Locale.ROOT));
       }
     }
     if (wanted.isEmpty()) {
       return;
     }
-    Path dir = root;
     Files.createDirectories(root.resolve(settings.parent()));
-    for (String segment : (settings.parent()).split("/")) {
-      Path control = dir.resolve("cgroup.subtree_control");
+    Path dir = root;
+    List<Path> levels = new ArrayList<>(List.of(dir));
+    for (String segment : settings.parent().split("/")) {
+      dir = dir.resolve(segment);
+      levels.add(dir);
+    }
+    for (Path level : levels) {
+      Path control = level.resolve("cgroup.subtree_control");
       Set<String> enabled = Set.of(CgroupFiles.read(control).strip().split("\\s+"));
       for (String controller : wanted) {
         if (!enabled.contains(controller)) {
           CgroupFiles.write(control, "+" + controller);
         }
-      }
-      dir = dir.resolve(segment);
-    }
-    Path control = dir.resolve("cgroup.subtree_control");
-    Set<String> enabled = Set.of(CgroupFiles.read(control).strip().split("\\s+"));
-    for (String controller : wanted) {
-      if (!enabled.contains(controller)) {
-        CgroupFiles.write(control, "+" + controller);
       }
     }
   }

@@ -20,7 +20,7 @@ import org.junit.jupiter.api.Assumptions;
  * the check that the test left nothing in it. The test parent itself is always removed.
  *
  * <p>Tests need root and real cgroups. A CI runner that lacks one sets {@code
- * ACCELD_CONTAINMENT_LACKS} to a comma-separated list of what it lacks ({@code cgroup-v1}: no v1
+ * CONTAINMENT_TESTS_LACK} to a comma-separated list of what it lacks ({@code cgroup-v1}: no v1
  * controllers; {@code cgroup-v2-bpf}: no cgroup2 mount or no BPF device programs; {@code root}),
  * and only those tests are skipped; everywhere else a missing capability fails the test with the
  * preflight's reason.
@@ -37,10 +37,10 @@ final class CgroupFixture {
     if (preflight.ok()) {
       return;
     }
-    String lacks = System.getenv().getOrDefault("ACCELD_CONTAINMENT_LACKS", "");
+    String lacks = System.getenv().getOrDefault("CONTAINMENT_TESTS_LACK", "");
     Assumptions.assumeFalse(
         Set.of(lacks.split(",")).contains(capability),
-        "ACCELD_CONTAINMENT_LACKS names " + capability + ": " + preflight.message());
+        "CONTAINMENT_TESTS_LACK names " + capability + ": " + preflight.message());
     fail(preflight.message());
   }
 

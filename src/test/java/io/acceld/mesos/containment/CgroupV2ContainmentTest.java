@@ -1,6 +1,13 @@
 package io.acceld.mesos.containment;
 
+import static org.assertj.core.api.Assertions.assertThat;
+
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.List;
 import java.util.Set;
+import org.junit.jupiter.api.Test;
 
 /**
  * The contract with a v2 fence: a BPF device program on a cgroup2 directory. On a hybrid node (this
@@ -13,8 +20,8 @@ import java.util.Set;
 class CgroupV2ContainmentTest extends ContainmentContract {
   @Override
   Containment containment(ContainmentSettings settings) {
-    java.nio.file.Path root = CgroupFixture.CGROUP_ROOT;
-    if (!java.nio.file.Files.isRegularFile(root.resolve("cgroup.controllers"))) {
+    Path root = CgroupFixture.CGROUP_ROOT;
+    if (!Files.isRegularFile(root.resolve("cgroup.controllers"))) {
       root = root.resolve("unified");
     }
     return Containment.create(settings, new CgroupLayout.Unified(root));
@@ -28,5 +35,26 @@ class CgroupV2ContainmentTest extends ContainmentContract {
   @Override
   String capability() {
     return "cgroup-v2-bpf";
+  }
+
+  @Test
+  void withoutCgroupKillFreezingAndKillingEveryPidDoesIt() throws Exception {
+    Fence fence = create("old-kernel", List.of());
+    Probes.Result r =
+        Probes.run(
+            fence,
+            "/bin/sh",
+            "-c",
+            "sh -c 'trap \"\" TERM; exec sleep 600' </dev/null >/dev/null 2>&1 & echo $!");
+    long orphan = Long.parseLong(r.out().strip());
+    assertThat(Probes.ended(orphan)).isFalse();
+
+    assertThat(((CgroupV2Fence) fence).withoutKillFile().killAll(Duration.ofSeconds(5))).isTrue();
+
+    assertThat(Probes.ended(orphan)).isTrue();
+    assertThat(
+            Files.readString(Path.of(fence.describe().cgroups().get(0), "cgroup.freeze")).strip())
+        .as("thawed again")
+        .isEqualTo("0");
   }
 }

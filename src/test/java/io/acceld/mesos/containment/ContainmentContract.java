@@ -39,7 +39,7 @@ abstract class ContainmentContract {
 
   abstract Set<Isolation> isolation();
 
-  /** The ACCELD_CONTAINMENT_LACKS name of what these tests need. */
+  /** The CONTAINMENT_TESTS_LACK name of what these tests need. */
   abstract String capability();
 
   ContainmentSettings settings(boolean switchUser) {
