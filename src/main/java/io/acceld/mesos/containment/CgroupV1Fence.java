@@ -107,8 +107,8 @@ public final class CgroupV1Fence implements Fence {
   @Override
   public boolean killAll(Duration timeout) throws IOException {
     Path freezer = dirs.get("freezer");
-    if (!Files.isDirectory(freezer)) {
-      return true;
+    if (freezer == null || !Files.isDirectory(freezer)) {
+      return empty(); // nothing can be frozen; only a cleanup after a failed create gets here
     }
     return CgroupFiles.killUntilEmpty(timeout, () -> killRound(freezer), this::empty);
   }

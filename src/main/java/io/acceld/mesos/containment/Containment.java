@@ -6,6 +6,7 @@ import java.nio.file.FileAlreadyExistsException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
+import java.util.EnumSet;
 import java.util.LinkedHashMap;
 import java.util.LinkedHashSet;
 import java.util.List;
@@ -120,64 +121,76 @@ public final class Containment {
 
   private void checkLayout(CgroupLayout layout, Set<Isolation> isolation, List<String> missing) {
     if (layout instanceof CgroupLayout.Legacy legacy) {
-      {
-        for (String controller : CgroupV1Fence.controllers(isolation)) {
-          if (!legacy.controllers().containsKey(controller)) {
-            missing.add(
-                "no cgroup v1 "
-                    + controller
-                    + " controller under "
-                    + legacy.root()
-                    + ("freezer".equals(controller) ? " (needed to kill a task's processes)" : "")
-                    + "; "
-                    + TURN_OFF);
-          } else {
-            parentWritable(legacy.controllers().get(controller), missing);
-          }
-        }
-      }
-    } else if (layout instanceof CgroupLayout.Unified unified) {
-      {
-        Set<String> available = v2Controllers(unified.root());
-        for (Isolation i : isolation) {
-          String controller = i.name().toLowerCase(Locale.ROOT);
-          if (i != Isolation.DEVICES && !available.contains(controller)) {
-            missing.add(
-                "the cgroup v2 "
-                    + controller
-                    + " controller is not available at "
-                    + unified.root()
-                    + "; "
-                    + TURN_OFF.replace("none", "without " + controller));
-          }
-        }
-        if (isolation.contains(Isolation.DEVICES)) {
-          try {
-            new Bpf(libc).probe();
-          } catch (IOException | RuntimeException e) {
-            missing.add(
-                "cgroup v2 device isolation needs BPF device programs, and loading one failed ("
-                    + e.getMessage()
-                    + "); "
-                    + TURN_OFF);
-          }
-        }
-        parentWritable(unified.root(), missing);
-        if (missing.isEmpty()) {
-          try {
-            enableV2Controllers(unified.root());
-          } catch (IOException e) {
-            missing.add(
-                "cannot enable cgroup v2 controllers for "
-                    + settings.parent()
-                    + " ("
-                    + e.getMessage()
-                    + "); "
-                    + TURN_OFF);
-          }
-        }
+      checkV1(legacy, isolation, missing);
+    } else {
+      checkV2(layout.root(), isolation, missing);
+    }
+  }
+
+  private void checkV1(CgroupLayout.Legacy legacy, Set<Isolation> isolation, List<String> missing) {
+    for (String controller : CgroupV1Fence.controllers(isolation)) {
+      if (!legacy.controllers().containsKey(controller)) {
+        missing.add(
+            "no cgroup v1 "
+                + controller
+                + " controller under "
+                + legacy.root()
+                + ("freezer".equals(controller)
+                    ? " (needed to kill a task's processes); " + TURN_OFF
+                    : "; " + turnOff(controller)));
+      } else {
+        parentWritable(legacy.controllers().get(controller), missing);
       }
     }
+  }
+
+  private void checkV2(Path root, Set<Isolation> isolation, List<String> missing) {
+    Set<String> available = v2Controllers(root);
+    for (Isolation i : isolation) {
+      String controller = i.name().toLowerCase(Locale.ROOT);
+      if (i != Isolation.DEVICES && !available.contains(controller)) {
+        missing.add(
+            "the cgroup v2 "
+                + controller
+                + " controller is not available at "
+                + root
+                + "; "
+                + turnOff(controller));
+      }
+    }
+    if (isolation.contains(Isolation.DEVICES)) {
+      try {
+        new Bpf(libc).probe();
+      } catch (IOException | RuntimeException e) {
+        missing.add(
+            "cgroup v2 device isolation needs BPF device programs, and loading one failed ("
+                + e.getMessage()
+                + "); "
+                + turnOff("devices"));
+      }
+    }
+    parentWritable(root, missing);
+    if (missing.isEmpty()) {
+      try {
+        enableV2Controllers(root);
+      } catch (IOException e) {
+        missing.add(
+            "cannot enable cgroup v2 controllers for "
+                + settings.parent()
+                + " ("
+                + e.getMessage()
+                + "); "
+                + TURN_OFF);
+      }
+    }
+  }
+
+  /** How to run without one isolator: the setting with the others, or none. */
+  private String turnOff(String isolator) {
+    Set<Isolation> rest = EnumSet.noneOf(Isolation.class);
+    rest.addAll(settings.isolation());
+    rest.remove(Isolation.valueOf(isolator.toUpperCase(Locale.ROOT)));
+    return "or run without it: --mesos-isolation " + Isolation.format(rest);
   }
 
   private void parentWritable(Path hierarchy, List<String> missing) {
@@ -288,46 +301,56 @@ public final class Containment {
     }
     CgroupLayout cgroups =
         layout.orElseThrow(() -> new IOException(layoutProblem + "; " + TURN_OFF));
-    Fence fence = null;
-    try {
-      if (cgroups instanceof CgroupLayout.Legacy legacy) {
-        {
-          Map<String, Path> dirs = new LinkedHashMap<>();
-          for (String controller : CgroupV1Fence.controllers(settings.isolation())) {
-            Path mount = legacy.controllers().get(controller);
-            if (mount == null) {
-              throw new IOException(
-                  "no cgroup v1 " + controller + " controller under " + legacy.root());
-            }
-            dirs.put(controller, mount.resolve(settings.parent()).resolve(containerId));
-          }
-          CgroupV1Fence v1 = new CgroupV1Fence(spec, dirs, new Pids(libc));
-          for (Path dir : dirs.values()) {
-            makeContainerDir(dir, containerId);
-            fence = v1; // from the first directory made on, a failure must remove it
-          }
-          v1.configure();
-        }
-      } else if (cgroups instanceof CgroupLayout.Unified unified) {
-        {
-          enableV2Controllers(unified.root());
-          Path dir = unified.root().resolve(settings.parent()).resolve(containerId);
-          CgroupV2Fence v2 = new CgroupV2Fence(spec, dir, new Pids(libc));
-          makeContainerDir(dir, containerId);
-          fence = v2;
-          v2.configure(new Bpf(libc));
-        }
+    if (cgroups instanceof CgroupLayout.Legacy legacy) {
+      return createV1(spec, legacy);
+    }
+    return createV2(spec, cgroups.root());
+  }
+
+  private Fence createV1(FenceSpec spec, CgroupLayout.Legacy legacy) throws IOException {
+    Map<String, Path> dirs = new LinkedHashMap<>();
+    for (String controller : CgroupV1Fence.controllers(settings.isolation())) {
+      Path mount = legacy.controllers().get(controller);
+      if (mount == null) {
+        throw new IOException("no cgroup v1 " + controller + " controller under " + legacy.root());
       }
+      dirs.put(controller, mount.resolve(settings.parent()).resolve(spec.containerId()));
+    }
+    // on failure remove only what this call made, never a directory that was there before
+    Map<String, Path> made = new LinkedHashMap<>();
+    try {
+      for (Map.Entry<String, Path> dir : dirs.entrySet()) {
+        makeContainerDir(dir.getValue(), spec.containerId());
+        made.put(dir.getKey(), dir.getValue());
+      }
+      CgroupV1Fence fence = new CgroupV1Fence(spec, dirs, new Pids(libc));
+      fence.configure();
       return fence;
     } catch (IOException | RuntimeException e) {
-      if (fence != null) {
-        try {
-          fence.destroy();
-        } catch (IOException cleanup) {
-          e.addSuppressed(cleanup);
-        }
-      }
+      removeAfterFailure(new CgroupV1Fence(spec, made, new Pids(libc)), e);
       throw e;
+    }
+  }
+
+  private Fence createV2(FenceSpec spec, Path root) throws IOException {
+    enableV2Controllers(root);
+    Path dir = root.resolve(settings.parent()).resolve(spec.containerId());
+    makeContainerDir(dir, spec.containerId());
+    CgroupV2Fence fence = new CgroupV2Fence(spec, dir, new Pids(libc));
+    try {
+      fence.configure(new Bpf(libc));
+      return fence;
+    } catch (IOException | RuntimeException e) {
+      removeAfterFailure(fence, e);
+      throw e;
+    }
+  }
+
+  private static void removeAfterFailure(Fence fence, Exception failure) {
+    try {
+      fence.destroy();
+    } catch (IOException | RuntimeException cleanup) {
+      failure.addSuppressed(cleanup);
     }
   }
 

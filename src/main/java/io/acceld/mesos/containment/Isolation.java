@@ -52,10 +52,13 @@ public enum Isolation {
     return set;
   }
 
-  /** The setting's spelling of a set, {@code none} when empty. */
+  /** The setting's spelling of a set, in declaration order, {@code none} when empty. */
   public static String format(Set<Isolation> set) {
     return set.isEmpty()
         ? "none"
-        : set.stream().map(i -> i.name().toLowerCase(Locale.ROOT)).collect(Collectors.joining(","));
+        : set.stream()
+            .sorted()
+            .map(i -> i.name().toLowerCase(Locale.ROOT))
+            .collect(Collectors.joining(","));
   }
 }

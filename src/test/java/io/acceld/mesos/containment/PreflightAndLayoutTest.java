@@ -114,8 +114,14 @@ class PreflightAndLayoutTest {
     Files.writeString(temp.resolve("cgroup.controllers"), "cpu io\n");
     Preflight p =
         Containment.create(
-                settings(temp, EnumSet.of(Isolation.MEMORY), ContainmentSettings.DEFAULT_SETPRIV))
+                settings(
+                    temp,
+                    EnumSet.of(Isolation.MEMORY, Isolation.CPU),
+                    ContainmentSettings.DEFAULT_SETPRIV))
             .preflight();
-    assertThat(p.message()).contains("cgroup v2 memory controller is not available");
+    assertThat(p.message())
+        .contains("cgroup v2 memory controller is not available")
+        .contains("or run without it: --mesos-isolation cpu")
+        .doesNotContain("v2 cpu controller");
   }
 }
