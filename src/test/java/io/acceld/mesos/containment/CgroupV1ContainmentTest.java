@@ -1,6 +1,7 @@
 package io.acceld.mesos.containment;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -57,5 +58,28 @@ class CgroupV1ContainmentTest extends ContainmentContract {
     assertThat(Files.readString(cpu.resolve("cpu.shares")).strip()).isEqualTo("1536");
     assertThat(Files.readString(cpu.resolve("cpu.cfs_quota_us")).strip()).isEqualTo("150000");
     assertThat(Files.readString(cpu.resolve("cpu.cfs_period_us")).strip()).isEqualTo("100000");
+  }
+
+  @Test
+  void aFailedCreateRemovesWhatItMadeAndNothingElse() throws Exception {
+    Path memory =
+        CgroupFixture.CGROUP_ROOT.resolve("memory").resolve(cgroups.parent).resolve("partial");
+    Files.createDirectories(memory); // as if left by a container the agent does not know yet
+    try {
+      assertThatThrownBy(() -> containment.create("partial", LIMITS, List.of(), Optional.empty()))
+          .hasMessageContaining("already has a cgroup at " + memory);
+
+      assertThat(memory).isDirectory();
+      for (String controller : List.of("freezer", "devices", "cpu")) {
+        assertThat(
+                CgroupFixture.CGROUP_ROOT
+                    .resolve(controller)
+                    .resolve(cgroups.parent)
+                    .resolve("partial"))
+            .doesNotExist();
+      }
+    } finally {
+      Files.delete(memory);
+    }
   }
 }
