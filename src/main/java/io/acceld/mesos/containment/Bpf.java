@@ -3,6 +3,7 @@ package io.acceld.mesos.containment;
 import com.sun.jna.LastErrorException;
 import com.sun.jna.Memory;
 import java.io.IOException;
+import java.lang.ref.Reference;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.util.List;
@@ -121,15 +122,19 @@ final class Bpf {
         return load(code, 1);
       }
       String why = log == null ? "" : log.getString(0, StandardCharsets.US_ASCII.name()).strip();
+      if (why.length() > 500) {
+        why = "..." + why.substring(why.length() - 500); // the verifier's verdict comes last
+      }
       throw new IOException(
           "the kernel refused the device program: errno "
               + e.getErrorCode()
               + (why.isEmpty() ? "" : " (verifier: " + why + ")"),
           e);
     } finally {
-      // keep the buffers reachable until the call returned
-      insns.size();
-      license.size();
+      // the attribute holds only their addresses: keep the buffers alive until the call returned
+      Reference.reachabilityFence(insns);
+      Reference.reachabilityFence(license);
+      Reference.reachabilityFence(log);
     }
   }
 

@@ -22,6 +22,23 @@ import java.util.regex.Pattern;
  * a task runs as ({@link #taskUser}), makes each container's {@link Fence} ({@link #create}) and
  * cleans up after an agent restart ({@link #recover}). Holds no state of its own beyond the
  * settings and the detected cgroup layout; the cgroups themselves are the state.
+ *
+ * <p>How the executor uses it:
+ *
+ * <ol>
+ *   <li>At start: {@link #create(ContainmentSettings)}, then {@link #preflight()}, which names what
+ *       is missing and the setting that does without it; then {@link #recover} with the ids of the
+ *       containers it knows are alive.
+ *   <li>Per container: {@link #taskUser} (a clear error for an unknown user or a refused root),
+ *       {@link Sandboxes#chownTo}, {@link #create}; the process is started with {@link
+ *       Fence#launchPrefix()} put right before the command's own argv, inside the executor's
+ *       wrapper (after its go-gate, so the wrapper itself stays the agent's, outside the limits).
+ *       The prefix exits 125 when it cannot join the cgroups, and runs nothing then.
+ *   <li>When the command ended: {@link Fence#memoryLimitHit()} decides {@code TASK_FAILED} with
+ *       {@code REASON_CONTAINER_LIMITATION_MEMORY} and {@link Fence#memoryLimitMessage()}; then
+ *       {@link Fence#killAll} (which also takes care of anything that left the process group) and
+ *       {@link Fence#destroy()}; {@link Fence#describe()} feeds {@code /state} meanwhile.
+ * </ol>
  */
 public final class Containment {
   /** Mesos container ids are UUIDs; anything else must still be one plain cgroup name. */
