@@ -105,6 +105,21 @@ final class CgroupFiles {
     }
   }
 
+  /** {@code top} and every cgroup below it, parents first. */
+  static List<Path> tree(Path top) throws IOException {
+    List<Path> all = new ArrayList<>();
+    if (!Files.isDirectory(top)) {
+      return all;
+    }
+    all.add(top);
+    try (DirectoryStream<Path> children = Files.newDirectoryStream(top, Files::isDirectory)) {
+      for (Path child : children) {
+        all.addAll(tree(child));
+      }
+    }
+    return all;
+  }
+
   /** One round of killing what a cgroup holds. */
   @FunctionalInterface
   interface KillRound {

@@ -119,16 +119,21 @@ public final class CgroupV1Fence implements Fence {
     try {
       // If it does not settle (a task in uninterruptible sleep), kill what is listed anyway.
       CgroupFiles.await(FREEZE_WAIT, () -> CgroupFiles.read(state).strip().equals("FROZEN"));
-      pids.killAll(freezer.resolve("cgroup.procs"));
+      // v1's freezer freezes the whole subtree; a root task may have made child cgroups
+      for (Path cgroup : CgroupFiles.tree(freezer)) {
+        pids.killAll(cgroup.resolve("cgroup.procs"));
+      }
     } finally {
       CgroupFiles.write(state, "THAWED");
     }
   }
 
   private boolean empty() throws IOException {
-    for (Path procs : procsFiles()) {
-      if (!CgroupFiles.pids(procs).isEmpty()) {
-        return false;
+    for (Path dir : dirs.values()) {
+      for (Path cgroup : CgroupFiles.tree(dir)) {
+        if (!CgroupFiles.pids(cgroup.resolve("cgroup.procs")).isEmpty()) {
+          return false;
+        }
       }
     }
     return true;

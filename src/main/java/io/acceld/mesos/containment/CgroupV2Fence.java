@@ -1,11 +1,9 @@
 package io.acceld.mesos.containment;
 
 import java.io.IOException;
-import java.nio.file.DirectoryStream;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
-import java.util.ArrayList;
 import java.util.List;
 import java.util.OptionalLong;
 
@@ -99,7 +97,7 @@ public final class CgroupV2Fence implements Fence {
     CgroupFiles.write(freeze, "1");
     try {
       CgroupFiles.await(FREEZE_WAIT, () -> events("frozen") == 1);
-      for (Path cgroup : tree(dir)) {
+      for (Path cgroup : CgroupFiles.tree(dir)) {
         pids.killAll(cgroup.resolve("cgroup.procs"));
       }
     } finally {
@@ -113,16 +111,6 @@ public final class CgroupV2Fence implements Fence {
       return 0;
     }
     return CgroupFiles.keyed(dir.resolve("cgroup.events"), key).orElse(0);
-  }
-
-  private static List<Path> tree(Path top) throws IOException {
-    List<Path> all = new ArrayList<>(List.of(top));
-    try (DirectoryStream<Path> children = Files.newDirectoryStream(top, Files::isDirectory)) {
-      for (Path child : children) {
-        all.addAll(tree(child));
-      }
-    }
-    return all;
   }
 
   /** {@code memory.events}' {@code oom_kill}: processes the OOM killer killed in this subtree. */

@@ -84,11 +84,27 @@ final class CgroupFixture {
     assertThat(left).as("container cgroups left behind").isEmpty();
   }
 
+  /** SIGKILLs whatever a test left in {@code cgroup} or below it, thawed first. */
   private static void killEverything(Path cgroup) throws IOException {
-    for (int pid : CgroupFiles.pids(cgroup.resolve("cgroup.procs"))) {
-      ProcessHandle.of(pid).ifPresent(ProcessHandle::destroyForcibly);
+    for (Path dir : CgroupFiles.tree(cgroup)) {
+      for (String control : List.of("freezer.state", "cgroup.freeze")) {
+        if (Files.exists(dir.resolve(control))) {
+          CgroupFiles.write(dir.resolve(control), control.equals("cgroup.freeze") ? "0" : "THAWED");
+        }
+      }
+      for (int pid : CgroupFiles.pids(dir.resolve("cgroup.procs"))) {
+        ProcessHandle.of(pid).ifPresent(ProcessHandle::destroyForcibly);
+      }
     }
     CgroupFiles.await(
-        Duration.ofSeconds(5), () -> CgroupFiles.pids(cgroup.resolve("cgroup.procs")).isEmpty());
+        Duration.ofSeconds(5),
+        () -> {
+          for (Path dir : CgroupFiles.tree(cgroup)) {
+            if (!CgroupFiles.pids(dir.resolve("cgroup.procs")).isEmpty()) {
+              return false;
+            }
+          }
+          return true;
+        });
   }
 }

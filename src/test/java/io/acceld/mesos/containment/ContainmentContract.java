@@ -176,6 +176,51 @@ abstract class ContainmentContract {
   }
 
   @Test
+  void killAllReachesChildCgroupsARootTaskMade() throws Exception {
+    Fence fence = create("nested", List.of());
+    Path own = Path.of(fence.describe().cgroups().get(0)); // the freezer's on v1
+    Process p =
+        Probes.start(
+            fence,
+            "/bin/sh",
+            "-c",
+            "mkdir \"$1/sub\" && echo $$ > \"$1/sub/cgroup.procs\" && exec sleep 600",
+            "nest",
+            own.toString());
+    assertThat(
+            CgroupFiles.await(
+                Duration.ofSeconds(10),
+                () -> CgroupFiles.pids(own.resolve("sub/cgroup.procs")).contains((int) p.pid())))
+        .isTrue();
+
+    assertThat(fence.killAll(Duration.ofSeconds(5))).isTrue();
+    assertThat(p.waitFor(5, java.util.concurrent.TimeUnit.SECONDS)).isTrue();
+    fence.destroy();
+    assertThat(own).doesNotExist();
+  }
+
+  @Test
+  void aTaskUserCannotLeaveItsCgroup() throws Exception {
+    containment = containment(settings(true));
+    UserIdentity nobody = containment.taskUser(Optional.empty(), "nobody").orElseThrow();
+    Fence fence = containment.create("stays", LIMITS, List.of(), Optional.of(nobody));
+    fences.add(fence);
+    Path own = Path.of(fence.describe().cgroups().get(0));
+
+    Probes.Result r =
+        Probes.run(
+            fence,
+            "/bin/sh",
+            "-c",
+            "echo $$ > \"$1\" && echo left",
+            "escape",
+            own.getParent().resolve("cgroup.procs").toString());
+
+    assertThat(r.out()).doesNotContain("left");
+    assertThat(r.err()).contains("Permission denied");
+  }
+
+  @Test
   void recoverRemovesEndedContainersAndKeepsLiveOnes() throws Exception {
     Fence live = create("live", List.of());
     Fence ended = containment.create("ended", LIMITS, List.of(), Optional.empty());
