@@ -19,11 +19,12 @@ import org.junit.jupiter.api.Assumptions;
  * A unique cgroup parent for one test, {@code acceld-test-<random>/mesos} under each hierarchy, and
  * the check that the test left nothing in it. The test parent itself is always removed.
  *
- * <p>Tests need root and real cgroups. A CI runner that lacks one sets {@code
- * CONTAINMENT_TESTS_LACK} to a comma-separated list of what it lacks ({@code cgroup-v1}: no v1
- * controllers; {@code cgroup-v2-bpf}: no cgroup2 mount or no BPF device programs; {@code root}),
- * and only those tests are skipped; everywhere else a missing capability fails the test with the
- * preflight's reason.
+ * <p>The package's tests run as root (CI does; as another user they fail, saying so) and need real
+ * cgroups. A CI runner that lacks a kind sets {@code CONTAINMENT_TESTS_LACK} to a comma-separated
+ * list of what it lacks ({@code cgroup-v1}: no v1 controllers; {@code cgroup-v2-bpf}: no cgroup2
+ * mount or no BPF device programs; {@code hybrid}: not a v1 node with a cgroup2 mount at {@code
+ * unified/}), and only those tests are skipped; everywhere else a missing capability fails the test
+ * with the preflight's reason.
  */
 final class CgroupFixture {
   static final Path CGROUP_ROOT = Path.of("/sys/fs/cgroup");

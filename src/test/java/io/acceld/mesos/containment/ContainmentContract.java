@@ -66,11 +66,11 @@ abstract class ContainmentContract {
         .charDevice("kfd", 239, 0)
         .charDevice("dri/renderD128", 226, 128);
     dev = tree.devRoot();
+    containment = containment(settings(false));
+    CgroupFixture.require(containment.preflight(), capability());
     assertThat(DeviceNode.isCharDevice(dev.resolve("nvidia1")))
         .as("mknod made a real character device (needs root)")
         .isTrue();
-    containment = containment(settings(false));
-    CgroupFixture.require(containment.preflight(), capability());
   }
 
   @AfterEach
