@@ -1,0 +1,187 @@
+package io.acceld.mesos.containment;
+
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.OptionalLong;
+import java.util.Set;
+
+/**
+ * A container on cgroup v1: one directory per controller, {@code <mount>/<parent>/<id>}. The
+ * freezer cgroup is always made, since killing everything needs it.
+ */
+public final class CgroupV1Fence implements Fence {
+  /** The kernel's freezer settles FREEZING to FROZEN once every task stopped; seconds at worst. */
+  private static final Duration FREEZE_WAIT = Duration.ofSeconds(2);
+
+  private static final Duration REMOVE_WAIT = Duration.ofSeconds(5);
+
+  private final FenceSpec spec;
+  private final Map<String, Path> dirs; // controller -> the container's directory in it
+  private final Pids pids;
+
+  CgroupV1Fence(FenceSpec spec, Map<String, Path> dirs, Pids pids) {
+    this.spec = spec;
+    this.dirs = Map.copyOf(dirs);
+    this.pids = pids;
+  }
+
+  /** The controllers a fence with {@code isolation} uses. */
+  static List<String> controllers(Set<Isolation> isolation) {
+    List<String> list = new ArrayList<>(List.of("freezer"));
+    if (isolation.contains(Isolation.DEVICES)) {
+      list.add("devices");
+    }
+    if (isolation.contains(Isolation.MEMORY)) {
+      list.add("memory");
+    }
+    if (isolation.contains(Isolation.CPU)) {
+      list.add("cpu");
+    }
+    return list;
+  }
+
+  /** Writes the limits and the device denials into freshly made directories. */
+  void configure() throws IOException {
+    Path devices = dirs.get("devices");
+    if (devices != null) {
+      // A new devices cgroup inherits its parent's allow-all; each deny entry is an exception
+      // to it, checked on open and mknod ("rwm").
+      for (DeviceNode node : spec.denied()) {
+        CgroupFiles.write(devices.resolve("devices.deny"), "c " + node.number() + " rwm");
+      }
+    }
+    Path memory = dirs.get("memory");
+    if (memory != null) {
+      String bytes = Long.toString(spec.limits().memoryBytes());
+      CgroupFiles.write(memory.resolve("memory.limit_in_bytes"), bytes);
+      // memory+swap capped at the same value: the limit is the task's memory, not RAM plus swap.
+      // The file exists only with swap accounting; it must not be set below limit_in_bytes.
+      Path memsw = memory.resolve("memory.memsw.limit_in_bytes");
+      if (Files.exists(memsw)) {
+        CgroupFiles.write(memsw, bytes);
+      }
+    }
+    Path cpu = dirs.get("cpu");
+    if (cpu != null) {
+      CgroupFiles.write(cpu.resolve("cpu.shares"), Long.toString(spec.limits().cpuShares()));
+      if (spec.limits().cpuQuota()) {
+        CgroupFiles.write(
+            cpu.resolve("cpu.cfs_period_us"), Long.toString(Limits.CFS_PERIOD_MICROS));
+        CgroupFiles.write(
+            cpu.resolve("cpu.cfs_quota_us"), Long.toString(spec.limits().cpuQuotaMicros()));
+      }
+    }
+  }
+
+  @Override
+  public String containerId() {
+    return spec.containerId();
+  }
+
+  @Override
+  public Limits limits() {
+    return spec.limits();
+  }
+
+  @Override
+  public List<String> launchPrefix() {
+    return LaunchPrefix.of(procsFiles(), spec.user(), spec.setpriv());
+  }
+
+  private List<Path> procsFiles() {
+    return CgroupLayout.V1_CONTROLLERS.stream()
+        .filter(dirs::containsKey)
+        .map(c -> dirs.get(c).resolve("cgroup.procs"))
+        .toList();
+  }
+
+  /**
+   * Freezes the freezer cgroup, so nothing can fork while we list it, SIGKILLs every pid in it,
+   * then thaws it: a frozen task only acts on SIGKILL once thawed.
+   */
+  @Override
+  public boolean killAll(Duration timeout) throws IOException {
+    Path freezer = dirs.get("freezer");
+    if (freezer == null || !Files.isDirectory(freezer)) {
+      return empty(); // nothing can be frozen; only a cleanup after a failed create gets here
+    }
+    return CgroupFiles.killUntilEmpty(timeout, () -> killRound(freezer), this::empty);
+  }
+
+  private void killRound(Path freezer) throws IOException {
+    Path state = freezer.resolve("freezer.state");
+    CgroupFiles.write(state, "FROZEN");
+    try {
+      // If it does not settle (a task in uninterruptible sleep), kill what is listed anyway.
+      CgroupFiles.await(FREEZE_WAIT, () -> CgroupFiles.read(state).strip().equals("FROZEN"));
+      // v1's freezer freezes the whole subtree; a root task may have made child cgroups
+      for (Path cgroup : CgroupFiles.tree(freezer)) {
+        pids.killAll(cgroup.resolve("cgroup.procs"));
+      }
+    } finally {
+      CgroupFiles.write(state, "THAWED");
+    }
+  }
+
+  private boolean empty() throws IOException {
+    for (Path dir : dirs.values()) {
+      for (Path cgroup : CgroupFiles.tree(dir)) {
+        if (!CgroupFiles.pids(cgroup.resolve("cgroup.procs")).isEmpty()) {
+          return false;
+        }
+      }
+    }
+    return true;
+  }
+
+  /**
+   * {@code memory.oom_control}'s {@code oom_kill} counts the processes the OOM killer killed in
+   * this cgroup (Linux 4.13 on); without it, {@code memory.failcnt} says the limit was reached.
+   */
+  @Override
+  public boolean memoryLimitHit() throws IOException {
+    Path memory = dirs.get("memory");
+    if (memory == null || !Files.isDirectory(memory)) {
+      return false;
+    }
+    OptionalLong kills = CgroupFiles.keyed(memory.resolve("memory.oom_control"), "oom_kill");
+    if (kills.isPresent()) {
+      return kills.getAsLong() > 0;
+    }
+    return Long.parseLong(CgroupFiles.read(memory.resolve("memory.failcnt")).strip()) > 0;
+  }
+
+  @Override
+  public void destroy() throws IOException {
+    if (!empty() && !killAll(REMOVE_WAIT)) {
+      throw new IOException("container " + containerId() + " still has processes after SIGKILL");
+    }
+    IOException failed = null;
+    for (Path dir : dirs.values()) {
+      try {
+        CgroupFiles.removeTree(dir, REMOVE_WAIT);
+      } catch (IOException e) {
+        if (failed == null) {
+          failed = e;
+        } else {
+          failed.addSuppressed(e);
+        }
+      }
+    }
+    if (failed != null) {
+      throw failed;
+    }
+  }
+
+  @Override
+  public FenceDescription describe() {
+    return spec.describe(
+        "v1",
+        CgroupLayout.V1_CONTROLLERS.stream().filter(dirs::containsKey).map(dirs::get).toList());
+  }
+}

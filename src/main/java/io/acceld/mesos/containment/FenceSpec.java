@@ -1,0 +1,31 @@
+package io.acceld.mesos.containment;
+
+import java.nio.file.Path;
+import java.util.List;
+import java.util.Optional;
+import java.util.Set;
+
+/** What a fence is made of, shared by its kinds. */
+record FenceSpec(
+    String containerId,
+    Limits limits,
+    Set<Isolation> isolation,
+    List<DeviceNode> denied,
+    Optional<UserIdentity> user,
+    Path setpriv) {
+  FenceSpec {
+    isolation = Set.copyOf(isolation);
+    denied = List.copyOf(denied);
+  }
+
+  FenceDescription describe(String version, List<Path> cgroups) {
+    return new FenceDescription(
+        containerId,
+        version,
+        cgroups.stream().map(Path::toString).toList(),
+        user,
+        limits,
+        isolation.stream().map(i -> Isolation.format(Set.of(i))).sorted().toList(),
+        denied.stream().map(DeviceNode::number).toList());
+  }
+}

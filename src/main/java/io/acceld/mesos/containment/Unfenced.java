@@ -1,0 +1,49 @@
+package io.acceld.mesos.containment;
+
+import java.time.Duration;
+import java.util.List;
+
+/**
+ * {@code --mesos-isolation none}: no cgroup, at most a user switch. The executor keeps killing the
+ * task's process group itself, which misses processes that left it (setsid, double fork).
+ */
+public final class Unfenced implements Fence {
+  private final FenceSpec spec;
+
+  Unfenced(FenceSpec spec) {
+    this.spec = spec;
+  }
+
+  @Override
+  public String containerId() {
+    return spec.containerId();
+  }
+
+  @Override
+  public Limits limits() {
+    return spec.limits();
+  }
+
+  @Override
+  public List<String> launchPrefix() {
+    return LaunchPrefix.of(List.of(), spec.user(), spec.setpriv());
+  }
+
+  @Override
+  public boolean killAll(Duration timeout) {
+    return false;
+  }
+
+  @Override
+  public boolean memoryLimitHit() {
+    return false;
+  }
+
+  @Override
+  public void destroy() {}
+
+  @Override
+  public FenceDescription describe() {
+    return spec.describe("none", List.of());
+  }
+}

@@ -1,0 +1,85 @@
+package io.acceld.mesos.containment;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.List;
+import java.util.Optional;
+import java.util.Set;
+import org.junit.jupiter.api.Test;
+
+/** The contract on cgroup v1 controllers, as detected under /sys/fs/cgroup; plus memory and cpu. */
+class CgroupV1ContainmentTest extends ContainmentContract {
+  @Override
+  Containment containment(ContainmentSettings settings) {
+    Containment c = Containment.create(settings);
+    assertThat(c.layout()).get().isInstanceOf(CgroupLayout.Legacy.class);
+    return c;
+  }
+
+  @Override
+  Set<Isolation> isolation() {
+    return Set.of(Isolation.DEVICES, Isolation.MEMORY, Isolation.CPU);
+  }
+
+  @Override
+  String capability() {
+    return "cgroup-v1";
+  }
+
+  @Test
+  void aMemoryHogIsOomKilledAtTheLimitAndTheFenceSaysSo() throws Exception {
+    Limits limits = new Limits(32L << 20, 1, false);
+    Fence fence = containment.create("hog", limits, List.of(), Optional.empty());
+    fences.add(fence);
+    assertThat(fence.memoryLimitHit()).isFalse();
+
+    // tail keeps the last lines, and /dev/zero has no newline: it buffers until killed
+    Probes.Result r = Probes.run(fence, "/bin/sh", "-c", "exec tail /dev/zero");
+
+    assertThat(r.exit()).as("killed by SIGKILL").isEqualTo(128 + 9);
+    assertThat(fence.memoryLimitHit()).isTrue();
+    assertThat(fence.memoryLimitMessage()).contains(String.valueOf(32L << 20));
+  }
+
+  @Test
+  void limitsAreWritten() throws Exception {
+    Limits limits = new Limits(48L << 20, 1.5, true);
+    Fence fence = containment.create("limited", limits, List.of(), Optional.empty());
+    fences.add(fence);
+    Path memory =
+        CgroupFixture.CGROUP_ROOT.resolve("memory").resolve(cgroups.parent).resolve("limited");
+    Path cpu = CgroupFixture.CGROUP_ROOT.resolve("cpu").resolve(cgroups.parent).resolve("limited");
+
+    assertThat(Files.readString(memory.resolve("memory.limit_in_bytes")).strip())
+        .isEqualTo(String.valueOf(48L << 20));
+    assertThat(Files.readString(cpu.resolve("cpu.shares")).strip()).isEqualTo("1536");
+    assertThat(Files.readString(cpu.resolve("cpu.cfs_quota_us")).strip()).isEqualTo("150000");
+    assertThat(Files.readString(cpu.resolve("cpu.cfs_period_us")).strip()).isEqualTo("100000");
+  }
+
+  @Test
+  void aFailedCreateRemovesWhatItMadeAndNothingElse() throws Exception {
+    Path memory =
+        CgroupFixture.CGROUP_ROOT.resolve("memory").resolve(cgroups.parent).resolve("partial");
+    Files.createDirectories(memory); // as if left by a container the agent does not know yet
+    try {
+      assertThatThrownBy(() -> containment.create("partial", LIMITS, List.of(), Optional.empty()))
+          .hasMessageContaining("already has a cgroup at " + memory);
+
+      assertThat(memory).isDirectory();
+      for (String controller : List.of("freezer", "devices", "cpu")) {
+        assertThat(
+                CgroupFixture.CGROUP_ROOT
+                    .resolve(controller)
+                    .resolve(cgroups.parent)
+                    .resolve("partial"))
+            .doesNotExist();
+      }
+    } finally {
+      Files.delete(memory);
+    }
+  }
+}
