@@ -24,6 +24,8 @@ import io.acceld.proto.drahealth.v1alpha1.HealthStatus;
 import io.acceld.proto.drahealth.v1alpha1.NodeWatchResourcesResponse;
 import io.acceld.testing.CdiSchemas;
 import io.acceld.testing.Eventually;
+import io.acceld.testing.LogCapture;
+import io.acceld.transport.PluginRegistrationService;
 import io.grpc.ManagedChannel;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -115,8 +117,16 @@ class DraKubeletSideTest {
           .isEqualTo("rw-------");
     }
 
-    kubelet.reject(r.socket(), "driver name \"\u001b[31m\" taken");
-    Eventually.await("a rejection is heard", () -> !node.side.registered());
+    try (LogCapture log = LogCapture.of(PluginRegistrationService.class)) {
+      kubelet.reject(r.socket(), "driver name \"\u001b[31m\" taken" + "!".repeat(10_000));
+      Eventually.await("a rejection is heard", () -> !node.side.registered());
+      assertThat(log.warnings())
+          .singleElement()
+          .asString()
+          .contains("rejected DRA driver " + DRIVER)
+          .doesNotContain("\u001b")
+          .hasSizeLessThan(1000);
+    }
   }
 
   @Test
@@ -360,6 +370,30 @@ class DraKubeletSideTest {
     kubelet = new StandInKubelet(node.settings.pluginsRegistryDir());
     ManagedChannel again = kubelet.register(WAIT).endpoint();
     assertThat(StandInKubelet.prepareV1(again, prepare(claim("ml", "c", UID_A)))).isEqualTo(before);
+  }
+
+  @Test
+  void aRestoredClaimGetsItsSpecOnceItsDevicesAreDiscovered() throws Exception {
+    ManagedChannel endpoint = registered();
+    node.claims.put("ml", "c", UID_A, result("gpu", "gpu-1"));
+    StandInKubelet.prepareV1(endpoint, prepare(claim("ml", "c", UID_A)));
+    String spec = Files.readString(specFile(UID_A));
+    kubelet.close();
+    kubelet = null;
+    node.stop();
+    Files.delete(specFile(UID_A));
+    List<io.acceld.inventory.Device> hardware = node.devices;
+    node.devices = List.of(); // the agent starts before discovery has run
+    node.publish();
+    node.start();
+    assertThat(leasesOf(UID_A)).hasSize(1);
+    assertThat(specFile(UID_A)).doesNotExist();
+
+    node.devices = hardware;
+    node.publish();
+
+    Eventually.await("the restored claim's spec is written", () -> Files.exists(specFile(UID_A)));
+    assertThat(Files.readString(specFile(UID_A))).isEqualTo(spec);
   }
 
   @Test
