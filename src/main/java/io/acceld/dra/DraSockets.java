@@ -132,12 +132,20 @@ final class DraSockets implements AutoCloseable {
 
   /** Stops registration first, so the kubelet deregisters before the DRA socket goes. */
   @Override
-  public synchronized void close() {
-    closed = true;
-    if (watcher != null) {
-      watcher.close();
+  public void close() {
+    DirectoryWatcher stopping;
+    synchronized (this) {
+      closed = true;
+      stopping = watcher;
+      watcher = null;
     }
-    registration.close();
-    dra.close();
+    // Outside the lock: close joins the watcher's thread, which may be waiting for it in check.
+    if (stopping != null) {
+      stopping.close();
+    }
+    synchronized (this) {
+      registration.close();
+      dra.close();
+    }
   }
 }
