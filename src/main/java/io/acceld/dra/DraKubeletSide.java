@@ -145,11 +145,6 @@ public final class DraKubeletSide implements AutoCloseable {
     return health.watcherCount();
   }
 
-  /** Checks the sockets now instead of at the next directory event; for tests. */
-  void checkSockets() {
-    sockets.check();
-  }
-
   /**
    * Stops serving. Prepared claims stay prepared: their leases are in the ledger's checkpoint and
    * their CDI specs stay on disk, for the containers that use them and for the next start.

@@ -132,10 +132,13 @@ class DraKubeletSideTest {
   @Test
   void aDeletedSocketIsServedAgain() throws Exception {
     ManagedChannel endpoint = registered();
+    Path dra = node.side.draSocket();
     Files.delete(node.side.registrationSocket());
-    Files.delete(node.side.draSocket());
-    node.side.checkSockets(); // the directory watch does this too; do not wait for it
+    Files.delete(dra);
+
+    // the directory watch notices; the stand-in kubelet waits for the registration socket
     kubelet.register(WAIT);
+    Eventually.await("the DRA socket is back", () -> Files.exists(dra));
     node.claims.put("ns", "c", UID_A, result("gpu", "gpu-0"));
     assertThat(StandInKubelet.prepareV1(endpoint, prepare(claim("ns", "c", UID_A))).getClaimsMap())
         .containsKey(UID_A);
