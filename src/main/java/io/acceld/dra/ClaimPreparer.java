@@ -52,6 +52,9 @@ final class ClaimPreparer {
   /** How long prepare waits for the checkpoint; well inside the kubelet's 45 s deadline. */
   static final Duration PERSIST_TIMEOUT = Duration.ofSeconds(10);
 
+  /** How much of a lookup failure's text a claim's error carries. */
+  static final int MAX_LOOKUP_ERROR = 512;
+
   private final DraSettings settings;
   private final DeviceLedger ledger;
   private final ClaimSource claims;
@@ -85,7 +88,7 @@ final class ClaimPreparer {
     } catch (ClaimSource.ClaimLookupException e) {
       return failed(
           PrepareFailure.LOOKUP,
-          "cannot read ResourceClaim " + ref.describe() + ": " + e.getMessage());
+          "cannot read ResourceClaim " + ref.describe() + ": " + bounded(e.getMessage()));
     } catch (RuntimeException e) {
       log.warn("Reading ResourceClaim {} failed", ref.describe(), e);
       return failed(
@@ -351,6 +354,12 @@ final class ClaimPreparer {
   static String baseRequest(String request) {
     int slash = request.indexOf('/');
     return slash < 0 ? request : request.substring(0, slash);
+  }
+
+  /** The API server's words, which may be long or odd: cut, and without control characters. */
+  static String bounded(String text) {
+    String t = String.valueOf(text).replaceAll("\\p{Cntrl}", " ");
+    return t.length() <= MAX_LOOKUP_ERROR ? t : t.substring(0, MAX_LOOKUP_ERROR - 3) + "...";
   }
 
   private static PrepareOutcome failed(PrepareFailure reason, String error) {

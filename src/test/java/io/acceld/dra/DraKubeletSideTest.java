@@ -25,14 +25,19 @@ import io.acceld.proto.drahealth.v1alpha1.NodeWatchResourcesResponse;
 import io.acceld.testing.CdiSchemas;
 import io.acceld.testing.Eventually;
 import io.acceld.testing.LogCapture;
+import io.acceld.testing.Waits;
 import io.acceld.transport.PluginRegistrationService;
 import io.grpc.ManagedChannel;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.attribute.PosixFilePermissions;
 import java.time.Duration;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
 import java.util.stream.Collectors;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
@@ -258,6 +263,40 @@ class DraKubeletSideTest {
                 .counter()
                 .count())
         .isEqualTo(2);
+  }
+
+  @Test
+  void twoClaimsRacingForOneDeviceGetItOnce() throws Exception {
+    ManagedChannel endpoint = registered();
+    int claims = 8;
+    for (int i = 0; i < claims; i++) {
+      node.claims.put("ns", "race-" + i, "uid-" + i, result("gpu", "gpu-0"));
+    }
+    ExecutorService pool = Executors.newFixedThreadPool(claims);
+    try {
+      List<Future<NodePrepareResourcesResponse>> answers = new ArrayList<>();
+      for (int i = 0; i < claims; i++) {
+        Claim c = claim("ns", "race-" + i, "uid-" + i);
+        answers.add(pool.submit(() -> StandInKubelet.prepareV1(endpoint, prepare(c))));
+      }
+      int granted = 0;
+      for (int i = 0; i < claims; i++) {
+        NodePrepareResourceResponse a =
+            Waits.get(answers.get(i), WAIT).getClaimsOrThrow("uid-" + i);
+        if (a.getError().isEmpty()) {
+          granted++;
+        } else {
+          assertThat(a.getError()).contains("is held by DRA claim ns/race-");
+        }
+      }
+      assertThat(granted).isEqualTo(1);
+      assertThat(node.ledger().current().leases()).hasSize(1);
+      try (var specs = Files.list(node.settings.cdiDir())) {
+        assertThat(specs.filter(p -> !p.getFileName().toString().startsWith("."))).hasSize(1);
+      }
+    } finally {
+      pool.shutdownNow();
+    }
   }
 
   @Test
