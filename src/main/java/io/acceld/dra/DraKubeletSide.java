@@ -97,9 +97,11 @@ public final class DraKubeletSide implements AutoCloseable {
             Objects.requireNonNull(registry, "registry"),
             Objects.requireNonNull(clock, "clock"));
     try {
+      // Sockets first: taking their locks is what proves no other agent runs this driver, and
+      // the sweep below must not remove another agent's specs.
+      side.sockets.start();
       side.preparer.restoreSpecs(true);
       inventory.subscribe(side.listener);
-      side.sockets.start();
     } catch (IOException | RuntimeException e) {
       side.close();
       throw e;

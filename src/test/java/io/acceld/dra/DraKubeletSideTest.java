@@ -4,12 +4,14 @@ import static io.acceld.dra.DraNode.DRIVER;
 import static io.acceld.dra.DraNode.NODE;
 import static io.acceld.dra.DraNode.result;
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import io.acceld.dra.StandInKubelet.HealthStream;
 import io.acceld.dra.StandInKubelet.Registered;
 import io.acceld.inventory.ReplicaId;
+import io.acceld.ledger.DeviceLedger;
 import io.acceld.ledger.Holder;
 import io.acceld.ledger.Lease;
 import io.acceld.ledger.LeaseResult;
@@ -28,6 +30,8 @@ import io.acceld.testing.LogCapture;
 import io.acceld.testing.Waits;
 import io.acceld.transport.PluginRegistrationService;
 import io.grpc.ManagedChannel;
+import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
+import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.attribute.PosixFilePermissions;
@@ -132,6 +136,37 @@ class DraKubeletSideTest {
           .doesNotContain("\u001b")
           .hasSizeLessThan(1000);
     }
+  }
+
+  @Test
+  void aSecondAgentOnTheSameSocketsFailsAndLeavesTheFirstServing() throws Exception {
+    ManagedChannel endpoint = registered();
+    node.claims.put("ns", "held", UID_B, result("gpu", "gpu-1"));
+    StandInKubelet.prepareV1(endpoint, prepare(claim("ns", "held", UID_B)));
+    DeviceLedger other = DeviceLedger.inMemory(node.clock); // knows no claim
+    try {
+      assertThatThrownBy(
+              () ->
+                  DraKubeletSide.start(
+                      node.settings,
+                      other,
+                      node.inventory,
+                      node.claims,
+                      new SimpleMeterRegistry(),
+                      node.clock))
+          .isInstanceOf(IOException.class)
+          .hasMessageContaining("another acceld")
+          .hasMessageContaining("dra.sock");
+    } finally {
+      other.close();
+    }
+    assertThat(specFile(UID_B)).as("the first agent's spec").exists();
+    node.claims.put("ns", "c", UID_A, result("gpu", "gpu-0"));
+    assertThat(
+            StandInKubelet.prepareV1(endpoint, prepare(claim("ns", "c", UID_A)))
+                .getClaimsOrThrow(UID_A)
+                .getError())
+        .isEmpty();
   }
 
   @Test
