@@ -170,6 +170,27 @@ class DraKubeletSideTest {
   }
 
   @Test
+  void closeLeavesNoThreadAndNoSocketBehind() throws Exception {
+    ManagedChannel endpoint = registered(Duration.ofMillis(100));
+    HealthStream stream = kubelet.watchHealth(endpoint);
+    stream.await(WAIT, r -> true);
+    Path dra = node.side.draSocket();
+    Path registration = node.side.registrationSocket();
+
+    node.close();
+    node = null;
+
+    assertThat(dra).doesNotExist();
+    assertThat(registration).doesNotExist();
+    Eventually.await(
+        "every acceld-dra thread has ended",
+        () ->
+            Thread.getAllStackTraces().keySet().stream()
+                .noneMatch(t -> t.isAlive() && t.getName().startsWith("acceld-dra")));
+    Eventually.await("the kubelet sees its stream end", () -> !stream.ended.isEmpty());
+  }
+
+  @Test
   void aDeletedSocketIsServedAgain() throws Exception {
     ManagedChannel endpoint = registered();
     Path dra = node.side.draSocket();
