@@ -27,6 +27,7 @@ import io.acceld.proto.drahealth.v1alpha1.NodeWatchResourcesResponse;
 import io.acceld.testing.CdiSchemas;
 import io.acceld.testing.Eventually;
 import io.acceld.testing.LogCapture;
+import io.acceld.testing.TestDevices;
 import io.acceld.testing.Waits;
 import io.acceld.transport.PluginRegistrationService;
 import io.grpc.ManagedChannel;
@@ -353,6 +354,33 @@ class DraKubeletSideTest {
     } finally {
       pool.shutdownNow();
     }
+  }
+
+  @Test
+  void aMigDeviceAndItsWholeGpuAreNeverPreparedForTwoClaims() throws Exception {
+    ManagedChannel endpoint = registered();
+    node.devices =
+        List.of(
+            TestDevices.nvidia(0, 0),
+            TestDevices.mig(0, 1, "3g.40gb"),
+            TestDevices.mig(0, 2, "3g.40gb"));
+    node.publish();
+    node.claims.put("ns", "mig", UID_A, result("slice", "gpu-0-mig-1-0"));
+    node.claims.put("ns", "whole", UID_B, result("gpu", "gpu-0"));
+
+    NodePrepareResourceResponse mig =
+        StandInKubelet.prepareV1(endpoint, prepare(claim("ns", "mig", UID_A)))
+            .getClaimsOrThrow(UID_A);
+    NodePrepareResourceResponse whole =
+        StandInKubelet.prepareV1(endpoint, prepare(claim("ns", "whole", UID_B)))
+            .getClaimsOrThrow(UID_B);
+
+    assertThat(mig.getError()).isEmpty();
+    assertThat(mig.getDevices(0).getCdiDeviceIds(0)).endsWith("=" + UID_A + "-gpu-0-mig-1-0");
+    assertThat(whole.getError()).contains("shares its GPU").contains("DRA claim ns/mig");
+    JsonNode spec = json.readTree(specFile(UID_A).toFile());
+    assertThat(CdiSchemas.schema().validate(spec)).isEmpty();
+    assertThat(spec.findValuesAsText("path")).anyMatch(p -> p.startsWith("/dev/nvidia-caps/"));
   }
 
   @Test
