@@ -1,5 +1,6 @@
 package io.acceld.kubelet;
 
+import io.acceld.transport.UnixSocketServer;
 import io.acceld.allocation.TopologyAwareChooser;
 import io.acceld.transport.UnixGrpc;
 
@@ -67,7 +68,7 @@ public class KubeletRpcBenchmark {
   private UnixGrpc grpc;
   private ExecutorService executor;
   private boolean directExecutor;
-  private DevicePluginServer server;
+  private UnixSocketServer server;
   private ManagedChannel channel;
   private DevicePluginGrpc.DevicePluginBlockingStub stub;
   private AllocateRequest allocate;
@@ -119,7 +120,7 @@ public class KubeletRpcBenchmark {
     // -Dbench.callPool=true measures a separate call pool instead, for comparison.
     directExecutor = !Boolean.getBoolean("bench.callPool");
     server =
-        new DevicePluginServer(
+        new UnixSocketServer(
             "nvidia.com/gpu",
             dir.resolve("bench.sock"),
             List.of(service),

@@ -1,10 +1,9 @@
 package io.acceld.kubelet;
 
+import io.acceld.cdi.CdiSpecFiles;
 import io.acceld.inventory.Device;
-import io.acceld.util.AtomicFiles;
 import io.acceld.util.JsonTrees;
 import java.io.IOException;
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.HashMap;
@@ -17,30 +16,32 @@ import java.util.Set;
 /**
  * Writes one CDI spec file per resource into {@code --cdi-dir} and keeps it in step with the
  * inventory. Each device's own nodes go in its {@code containerEdits}; nodes every device of the
- * resource needs ({@code nvidiactl}, {@code kfd}) go in the spec-wide edits. Files are replaced
- * atomically and durably ({@link AtomicFiles}) so a container runtime never reads half a spec, and
- * are world-readable (0644, in a 0755 directory) whatever the umask, because the runtime reading
- * them may not run as the agent's user.
+ * resource needs ({@code nvidiactl}, {@code kfd}) go in the spec-wide edits. How files are written
+ * (atomically, durably, 0644) is {@link CdiSpecFiles}'s, shared with DRA's per-claim specs.
  *
  * <p>A spec says which device nodes each device needs, nothing about health: {@link #render} of a
  * device set is the same whatever the devices' health, which is what lets {@link CdiSpecSync} skip
  * rewriting a file when only health changed.
  */
 public final class CdiSpecWriter {
-  public static final String CDI_VERSION = "0.6.0";
+  public static final String CDI_VERSION = CdiSpecFiles.CDI_VERSION;
   private static final Path CONTAINER_DEV = Path.of("/dev");
 
-  private final Path cdiDir;
+  private final CdiSpecFiles files;
   private final Path hostDevPrefix;
 
   public CdiSpecWriter(Path cdiDir, Path hostDevPrefix) {
-    this.cdiDir = cdiDir;
+    this.files = new CdiSpecFiles(cdiDir);
     this.hostDevPrefix = hostDevPrefix;
   }
 
   /** The spec file of {@code resource}. */
   public Path specFile(String resource) {
-    return cdiDir.resolve("acceld-" + resource.replace('/', '_') + ".json");
+    return files.file(fileName(resource));
+  }
+
+  private static String fileName(String resource) {
+    return "acceld-" + resource.replace('/', '_') + ".json";
   }
 
   /** CDI device names allow letters, digits and {@code _.:-}; our IDs already fit. */
@@ -60,8 +61,7 @@ public final class CdiSpecWriter {
 
   /** Writes (or replaces) the spec of {@code resource} with content {@link #render} made. */
   public void write(String resource, byte[] rendered) throws IOException {
-    AtomicFiles.createDirectories(cdiDir, AtomicFiles.DIRECTORY_WORLD_READABLE);
-    AtomicFiles.write(specFile(resource), rendered, AtomicFiles.WORLD_READABLE);
+    files.write(fileName(resource), rendered);
   }
 
   /** The file content of the spec of {@code resource} with {@code devices}. */
@@ -70,7 +70,7 @@ public final class CdiSpecWriter {
   }
 
   public void remove(String resource) throws IOException {
-    Files.deleteIfExists(specFile(resource));
+    files.remove(fileName(resource));
   }
 
   Map<String, Object> spec(String resource, List<Device> devices) {

@@ -6,6 +6,8 @@ import io.acceld.config.Settings;
 import io.acceld.ledger.Availability;
 import io.acceld.ledger.DeviceLedger;
 import io.acceld.ledger.Publisher;
+import io.acceld.transport.SocketIdentity;
+import io.acceld.transport.SocketLock;
 import io.acceld.transport.UnixGrpc;
 import io.acceld.util.GuardedBy;
 import io.acceld.util.NamedThreads;
@@ -389,7 +391,7 @@ public final class KubeletPublisher implements AutoCloseable {
    * plugins registry), for tools that dial it as the kubelet does.
    */
   public static String socketFileName(String advertisedName) {
-    return DevicePluginServer.socketName(advertisedName);
+    return KubeletSettings.socketName(advertisedName);
   }
 
   /** The socket serving {@code advertisedName}, if it has a server. */

@@ -3,6 +3,7 @@ package io.acceld.kubelet;
 import io.acceld.proto.deviceplugin.v1beta1.Empty;
 import io.acceld.proto.deviceplugin.v1beta1.RegisterRequest;
 import io.acceld.proto.deviceplugin.v1beta1.RegistrationGrpc;
+import io.acceld.transport.SocketIdentity;
 import io.acceld.transport.UnixGrpc;
 import io.acceld.util.Backoff;
 import io.acceld.util.GuardedBy;

@@ -1,6 +1,7 @@
 package io.acceld.kubelet;
 
 import io.acceld.config.RegistrationMode;
+import io.acceld.transport.SocketIdentity;
 import io.acceld.util.DirectoryWatcher;
 import io.acceld.util.GuardedBy;
 import java.io.IOException;

@@ -63,7 +63,7 @@ record KubeletSettings(
 
   /** The socket of the server advertising {@code advertisedName}. */
   Path socketOf(String advertisedName) {
-    return socketDir().resolve(DevicePluginServer.socketName(advertisedName));
+    return socketDir().resolve(socketName(advertisedName));
   }
 
   /**
@@ -84,5 +84,10 @@ record KubeletSettings(
         hostDevPrefix,
         passDeviceSpecs,
         cdiDir.isPresent() ? Optional.of(CdiSpecWriter.names()) : Optional.empty());
+  }
+
+  /** A stable socket file name for a resource: {@code acceld-nvidia.com_gpu.sock}. */
+  static String socketName(String advertisedName) {
+    return "acceld-" + advertisedName.replace('/', '_') + ".sock";
   }
 }

@@ -4,7 +4,12 @@ import io.acceld.allocation.DeviceChooser;
 import io.acceld.config.RegistrationMode;
 import io.acceld.ledger.DeviceLedger;
 import io.acceld.proto.deviceplugin.v1beta1.RegisterRequest;
+import io.acceld.proto.pluginregistration.PluginInfo;
+import io.acceld.transport.PluginRegistrationService;
+import io.acceld.transport.SocketIdentity;
+import io.acceld.transport.SocketLock;
 import io.acceld.transport.UnixGrpc;
+import io.acceld.transport.UnixSocketServer;
 import io.acceld.util.GuardedBy;
 import io.grpc.BindableService;
 import io.grpc.ServerInterceptor;
@@ -33,6 +38,12 @@ import org.slf4j.LoggerFactory;
  */
 final class ResourcePlugin implements AutoCloseable {
   private static final Logger log = LoggerFactory.getLogger(ResourcePlugin.class);
+
+  /** The plugin type plugin-watcher's GetInfo answers for a device plugin. */
+  static final String DEVICE_PLUGIN_TYPE = "DevicePlugin";
+
+  /** The device-plugin API version this plugin speaks, in GetInfo and Register. */
+  static final String API_VERSION = "v1beta1";
 
   /**
    * After stopping a server, give the kubelet a moment to see the stream end before re-listening
@@ -65,7 +76,7 @@ final class ResourcePlugin implements AutoCloseable {
   private final String name;
   private final Context context;
   private final DevicePluginService service;
-  private final DevicePluginServer server;
+  private final UnixSocketServer server;
   private final KubeletCalls calls = new KubeletCalls();
 
   /** Guards the server's life and the registration; one per resource. */
@@ -107,12 +118,21 @@ final class ResourcePlugin implements AutoCloseable {
             context.pending());
     List<BindableService> services = new ArrayList<>(List.of(service));
     if (settings.mode() == RegistrationMode.PLUGIN_WATCHER) {
-      services.add(new PluginRegistrationService(name, this::onWatcherStatus));
+      services.add(
+          new PluginRegistrationService(
+              PluginInfo.newBuilder()
+                  .setType(DEVICE_PLUGIN_TYPE)
+                  .setName(name)
+                  .setEndpoint("") // this socket serves the DevicePlugin service too
+                  .addSupportedVersions(API_VERSION)
+                  .build(),
+              name,
+              this::onWatcherStatus));
     }
     List<ServerInterceptor> interceptors = new ArrayList<>(context.interceptors());
     interceptors.add(calls);
     this.server =
-        new DevicePluginServer(
+        new UnixSocketServer(
             name,
             settings.socketOf(name),
             services,
@@ -226,7 +246,7 @@ final class ResourcePlugin implements AutoCloseable {
     @Override
     public RegisterRequest request() {
       return RegisterRequest.newBuilder()
-          .setVersion(PluginRegistrationService.API_VERSION)
+          .setVersion(API_VERSION)
           .setEndpoint(server.socket().getFileName().toString())
           .setResourceName(name)
           .setOptions(context.settings().options())

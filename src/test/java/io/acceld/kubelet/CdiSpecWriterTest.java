@@ -1,17 +1,14 @@
 package io.acceld.kubelet;
 
 import static org.assertj.core.api.Assertions.assertThat;
-import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.networknt.schema.JsonSchema;
-import com.networknt.schema.JsonSchemaFactory;
-import com.networknt.schema.SchemaLocation;
-import com.networknt.schema.SpecVersion;
 import com.networknt.schema.ValidationMessage;
 import io.acceld.inventory.Device;
 import io.acceld.inventory.Health;
+import io.acceld.testing.CdiSchemas;
 import io.acceld.testing.TestDevices;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -27,16 +24,8 @@ class CdiSpecWriterTest {
   @TempDir Path cdiDir;
   private final ObjectMapper json = new ObjectMapper();
 
-  /** The CDI project's schema, read from the shared reference (not copied into the repo). */
   static JsonSchema cdiSchema() {
-    Path schema =
-        Path.of(System.getProperty("acceld.sharedReference", "../shared/reference"))
-            .resolve("cdi-schema/schema.json")
-            .toAbsolutePath()
-            .normalize();
-    assumeTrue(Files.isRegularFile(schema), "the CDI schema is not at " + schema);
-    return JsonSchemaFactory.getInstance(SpecVersion.VersionFlag.V7)
-        .getSchema(SchemaLocation.of(schema.toUri().toString()));
+    return CdiSchemas.schema();
   }
 
   @Test

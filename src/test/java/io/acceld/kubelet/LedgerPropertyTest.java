@@ -39,10 +39,11 @@ import org.junit.jupiter.api.io.TempDir;
 /**
  * Random interleavings of everything that moves leases: the kubelet's Allocate (through the real
  * service), pod-resources answers (pods appearing and going, the socket away), Mesos leases and
- * releases through the ledger API, health flips, unplugs and replugs, agent restarts restoring from
- * the checkpoint, and time passing the pending-lease TTL. After every step: no device has two
- * holders (nor two sides), availability is present ∧ healthy ∧ unleased, and what the kubelet is
- * shown matches the ledger.
+ * releases through the ledger API, DRA claims of one or two devices prepared and unprepared (the
+ * third publisher, leasing all of a claim's devices or none), health flips, unplugs and replugs,
+ * agent restarts restoring from the checkpoint, and time passing the pending-lease TTL. After every
+ * step: no device has two holders (nor two sides), availability is present ∧ healthy ∧ unleased,
+ * and what the kubelet is shown matches the ledger.
  */
 class LedgerPropertyTest {
   static final String GPU = "nvidia.com/gpu";
@@ -76,6 +77,7 @@ class LedgerPropertyTest {
     // What the kubelet would report through pod-resources: slot -> container.
     final Map<ReplicaId, Holder.KubeletPod> podResources = new HashMap<>();
     final List<Holder.MesosTask> tasks = new ArrayList<>();
+    final List<Holder.DraClaim> claims = new ArrayList<>();
     boolean socketAbsent;
     int pods;
     LedgerStorage storage;
@@ -132,7 +134,7 @@ class LedgerPropertyTest {
     }
 
     void step() throws Exception {
-      switch (random.nextInt(10)) {
+      switch (random.nextInt(12)) {
         case 0, 1, 2 -> allocate();
         case 3 -> podsChange();
         case 4 -> mesosLease();
@@ -140,6 +142,8 @@ class LedgerPropertyTest {
         case 6 -> healthFlip();
         case 7 -> plug();
         case 8 -> restart();
+        case 9 -> draPrepare();
+        case 10 -> draUnprepare();
         default -> {
           clock.advance(Duration.ofSeconds(random.nextInt(90)));
           reconcile();
@@ -236,6 +240,43 @@ class LedgerPropertyTest {
         Holder.MesosTask t = tasks.remove(random.nextInt(tasks.size()));
         assertThat(ledger().release(t)).isNotEmpty();
         assertThat(ledger().release(t)).as("release is idempotent").isEmpty();
+      }
+    }
+
+    /** A claim of one or two devices, leased whole as DRA prepare leases them: all or none. */
+    void draPrepare() {
+      List<String> all = new ArrayList<>(plugged.keySet());
+      all.addAll(unplugged);
+      java.util.Collections.shuffle(all, random);
+      List<String> ids = all.subList(0, 1 + random.nextInt(2));
+      Availability before = ledger().current();
+      Holder.DraClaim claim =
+          new Holder.DraClaim("ns", "claim-" + claims.size(), "uid-" + random.nextInt(1_000_000));
+      boolean granted =
+          ledger()
+              .lease(claim, ids.stream().map(ReplicaId::whole).toList(), "NodePrepareResources")
+              .granted();
+      boolean allAvailable =
+          ids.stream()
+              .allMatch(id -> before.inventory().device(id).map(before::isAvailable).orElse(false));
+      assertThat(granted)
+          .as("DRA lease of %s granted iff all were available", ids)
+          .isEqualTo(allAvailable);
+      if (granted) {
+        claims.add(claim);
+        podResources.keySet().removeIf(s -> ids.contains(s.deviceId()));
+      } else {
+        assertThat(ledger().current().leases())
+            .as("a refused claim leases nothing")
+            .isEqualTo(before.leases());
+      }
+    }
+
+    void draUnprepare() {
+      if (!claims.isEmpty()) {
+        Holder.DraClaim c = claims.remove(random.nextInt(claims.size()));
+        assertThat(ledger().release(c)).isNotEmpty();
+        assertThat(ledger().release(c)).as("unprepare is idempotent").isEmpty();
       }
     }
 

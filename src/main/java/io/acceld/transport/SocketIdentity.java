@@ -1,4 +1,4 @@
-package io.acceld.kubelet;
+package io.acceld.transport;
 
 import java.io.IOException;
 import java.nio.file.Files;
@@ -12,9 +12,9 @@ import java.nio.file.attribute.FileTime;
  * because file systems reuse a freed inode at once, so a socket deleted and re-created can keep it;
  * the new file's modification time (nanoseconds on ext4 and tmpfs) tells them apart.
  */
-record SocketIdentity(Object fileKey, FileTime modified) {
+public record SocketIdentity(Object fileKey, FileTime modified) {
   /** The identity of {@code path}, or null if nothing is there. */
-  static SocketIdentity of(Path path) {
+  public static SocketIdentity of(Path path) {
     try {
       BasicFileAttributes a =
           Files.readAttributes(path, BasicFileAttributes.class, LinkOption.NOFOLLOW_LINKS);

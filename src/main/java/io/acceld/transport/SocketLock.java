@@ -1,4 +1,4 @@
-package io.acceld.kubelet;
+package io.acceld.transport;
 
 import io.acceld.util.PidLock;
 import java.io.IOException;
@@ -10,19 +10,19 @@ import java.nio.file.Path;
  * a second agent from silently taking over the first one's socket. The kubelet's clean-up deletes
  * only sockets, so the lock file survives kubelet restarts.
  */
-final class SocketLock implements AutoCloseable {
+public final class SocketLock implements AutoCloseable {
   private final PidLock lock;
 
   private SocketLock(PidLock lock) {
     this.lock = lock;
   }
 
-  static Path lockFileFor(Path socket) {
+  public static Path lockFileFor(Path socket) {
     return socket.resolveSibling(socket.getFileName() + ".lock");
   }
 
   /** Another process (or another agent in this one) holds the lock. */
-  static final class HeldElsewhere extends IOException {
+  public static final class HeldElsewhere extends IOException {
     HeldElsewhere(String message) {
       super(message);
     }
@@ -34,7 +34,7 @@ final class SocketLock implements AutoCloseable {
    * @throws HeldElsewhere if another agent holds it
    * @throws IOException if the lock file cannot be created or opened
    */
-  static SocketLock acquire(Path socket) throws IOException {
+  public static SocketLock acquire(Path socket) throws IOException {
     Path file = lockFileFor(socket);
     try {
       return new SocketLock(PidLock.acquire(file));

@@ -1,6 +1,5 @@
-package io.acceld.kubelet;
+package io.acceld.transport;
 
-import io.acceld.transport.UnixGrpc;
 import io.acceld.util.AtomicFiles;
 import io.grpc.BindableService;
 import io.grpc.Server;
@@ -15,12 +14,13 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * One resource's gRPC server on its Unix socket: takes the socket's lock, removes a stale socket,
- * listens, and can stop and listen again (what a kubelet restart requires). Remembers the socket's
- * inode so that a socket deleted or replaced by someone else is noticed.
+ * One gRPC server on its Unix socket (a device plugin's resource, the DRA plugin): takes the
+ * socket's lock, removes a stale socket, listens, and can stop and listen again (what a kubelet
+ * restart requires). Remembers the socket's inode so that a socket deleted or replaced by someone
+ * else is noticed.
  */
-final class DevicePluginServer implements AutoCloseable {
-  private static final Logger log = LoggerFactory.getLogger(DevicePluginServer.class);
+public final class UnixSocketServer implements AutoCloseable {
+  private static final Logger log = LoggerFactory.getLogger(UnixSocketServer.class);
 
   private final String name;
   private final Path socket;
@@ -33,7 +33,7 @@ final class DevicePluginServer implements AutoCloseable {
   private Server server;
   private SocketIdentity socketKey;
 
-  DevicePluginServer(
+  public UnixSocketServer(
       String name,
       Path socket,
       List<BindableService> services,
@@ -47,7 +47,7 @@ final class DevicePluginServer implements AutoCloseable {
    * As above, with the socket's lock already taken (the publisher takes it before it writes the
    * resource's CDI spec); the server releases it on close.
    */
-  DevicePluginServer(
+  public UnixSocketServer(
       String name,
       Path socket,
       List<BindableService> services,
@@ -64,30 +64,25 @@ final class DevicePluginServer implements AutoCloseable {
     this.executor = executor;
   }
 
-  /** A stable socket file name for a resource: {@code acceld-nvidia.com_gpu.sock}. */
-  static String socketName(String advertisedName) {
-    return "acceld-" + advertisedName.replace('/', '_') + ".sock";
-  }
-
-  Path socket() {
+  public Path socket() {
     return socket;
   }
 
-  String name() {
+  public String name() {
     return name;
   }
 
   /** Whether this server holds its socket's lock, without which it must not touch shared files. */
-  synchronized boolean holdsLock() {
+  public synchronized boolean holdsLock() {
     return lock != null;
   }
 
-  synchronized boolean isServing() {
+  public synchronized boolean isServing() {
     return server != null && !server.isShutdown();
   }
 
   /** Starts serving; a no-op if already serving. */
-  synchronized void start() throws IOException {
+  public synchronized void start() throws IOException {
     if (isServing()) {
       return;
     }
@@ -103,7 +98,7 @@ final class DevicePluginServer implements AutoCloseable {
   }
 
   /** Stops the server, which ends its streams, and removes its socket if it is still ours. */
-  synchronized void stop() {
+  public synchronized void stop() {
     if (server == null) {
       return;
     }
@@ -127,7 +122,7 @@ final class DevicePluginServer implements AutoCloseable {
   }
 
   /** Whether our socket file is still the one we created (not deleted, not replaced). */
-  synchronized boolean socketIntact() {
+  public synchronized boolean socketIntact() {
     return socketKey != null && socketKey.equals(SocketIdentity.of(socket));
   }
 
