@@ -245,6 +245,26 @@ class KubeConfigLoaderTest {
         .hasMessageContaining("cannot read");
   }
 
+  @Test
+  void theDriverAndNodeNameAreCheckedAtStart() throws Exception {
+    KubeConfig kube =
+        KubeConfigLoader.fromFile(kubeconfig("server: https://api.example", "token: t"), "t");
+    assertThat(
+            new DraApiSettings("gpu.acceld.io", "node-a", kube, DraApiSettings.Timings.DEFAULT)
+                .driver())
+        .isEqualTo("gpu.acceld.io");
+    for (String bad : java.util.List.of("GPU.acceld.io", "gpu_acceld", "-gpu.io", "a".repeat(64))) {
+      assertThatThrownBy(
+              () -> new DraApiSettings(bad, "node-a", kube, DraApiSettings.Timings.DEFAULT))
+          .isInstanceOf(ConfigException.class)
+          .hasMessageContaining("--dra-driver");
+    }
+    assertThatThrownBy(
+            () -> new DraApiSettings("gpu.acceld.io", " ", kube, DraApiSettings.Timings.DEFAULT))
+        .isInstanceOf(ConfigException.class)
+        .hasMessageContaining("NODE_NAME");
+  }
+
   private static SSLContext serverContext(Path crt, Path key) throws Exception {
     KeyStore store = KeyStore.getInstance("PKCS12");
     store.load(null, null);
