@@ -4,6 +4,7 @@ import io.micrometer.core.instrument.FunctionCounter;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.binder.MeterBinder;
 import java.util.EnumMap;
+import java.util.Locale;
 import java.util.Map;
 import java.util.concurrent.atomic.LongAdder;
 
@@ -44,7 +45,7 @@ public final class DraApiMetrics implements MeterBinder {
         (verb, count) ->
             FunctionCounter.builder("acceld.dra.slice.writes", count, LongAdder::doubleValue)
                 .description("ResourceSlice writes to the API server that succeeded, by verb")
-                .tag("verb", verb.name().toLowerCase(java.util.Locale.ROOT))
+                .tag("verb", verb.name().toLowerCase(Locale.ROOT))
                 .register(registry));
     errors.forEach(
         (kind, count) ->

@@ -1,6 +1,7 @@
 package io.acceld.dra.apiserver;
 
 import io.acceld.config.ConfigException;
+import io.acceld.util.ClientText;
 import java.time.Duration;
 import java.util.Map;
 import java.util.Objects;
@@ -24,7 +25,7 @@ public record DraApiSettings(String driver, String nodeName, KubeConfig kube, Ti
         || !driver.matches("[a-z0-9]([-a-z0-9.]*[a-z0-9])?")) {
       throw new ConfigException(
           "--dra-driver "
-              + io.acceld.util.ClientText.quote(driver)
+              + ClientText.quote(driver)
               + " must be a lower-case DNS subdomain of at most 63 characters, such as gpu.acceld.io");
     }
     if (nodeName.isBlank()) {

@@ -5,6 +5,8 @@ import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import io.acceld.util.ClientText;
 import io.acceld.util.NamedThreads;
+import java.io.BufferedInputStream;
+import java.io.ByteArrayOutputStream;
 import java.io.IOException;
 import java.io.InputStream;
 import java.net.URI;
@@ -173,7 +175,7 @@ public final class KubeApi implements AutoCloseable {
     }
 
     private byte[] readLine() throws IOException, ApiException {
-      java.io.ByteArrayOutputStream line = new java.io.ByteArrayOutputStream();
+      ByteArrayOutputStream line = new ByteArrayOutputStream();
       while (true) {
         int b = in.read();
         if (b < 0) {
@@ -230,7 +232,7 @@ public final class KubeApi implements AutoCloseable {
       }
       throw failure("WATCH", path, response.statusCode(), body);
     }
-    return new Watch(new java.io.BufferedInputStream(response.body(), 64 << 10), path);
+    return new Watch(new BufferedInputStream(response.body(), 64 << 10), path);
   }
 
   private HttpRequest request(String verb, String path, JsonNode body, Duration deadline)

@@ -19,6 +19,8 @@ import java.util.Base64;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
  * Finds the API server the way kubectl and client-go do, in this order: {@code --kubeconfig FILE};
@@ -37,6 +39,7 @@ public final class KubeConfigLoader {
   public static final Path SERVICE_ACCOUNT_DIR =
       Path.of("/var/run/secrets/kubernetes.io/serviceaccount");
 
+  private static final Logger log = LoggerFactory.getLogger(KubeConfigLoader.class);
   private static final ObjectMapper YAML = new ObjectMapper(new YAMLFactory());
 
   private KubeConfigLoader() {}
@@ -168,8 +171,7 @@ public final class KubeConfigLoader {
     if (!uri.getScheme().equals("https")
         && (identity.isPresent() || !(token instanceof TokenSource.None))) {
       // Not an error (a test server, a local proxy), but credentials go in clear text.
-      org.slf4j.LoggerFactory.getLogger(KubeConfigLoader.class)
-          .warn("{}: server {} is not https; credentials are sent unencrypted", where, uri);
+      log.warn("{}: server {} is not https; credentials are sent unencrypted", where, uri);
     }
     return new KubeConfig(uri, authorities, insecure, token, identity, where + " (" + how + ")");
   }

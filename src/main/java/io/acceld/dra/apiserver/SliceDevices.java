@@ -15,6 +15,7 @@ import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 import java.util.Optional;
+import java.util.OptionalLong;
 
 /**
  * The {@code devices[]} entries of the node's ResourceSlices: which devices, and what each says.
@@ -116,7 +117,7 @@ public final class SliceDevices {
     return device;
   }
 
-  private static Optional<Long> boxed(java.util.OptionalLong value) {
+  private static Optional<Long> boxed(OptionalLong value) {
     return value.isPresent() ? Optional.of(value.getAsLong()) : Optional.empty();
   }
 

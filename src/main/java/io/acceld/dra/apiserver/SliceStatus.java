@@ -3,6 +3,7 @@ package io.acceld.dra.apiserver;
 import io.acceld.util.GuardedBy;
 import java.time.Clock;
 import java.time.Instant;
+import java.util.Comparator;
 import java.util.EnumMap;
 import java.util.Map;
 import java.util.Objects;
@@ -50,7 +51,7 @@ public final class SliceStatus {
   /** The newest error not yet recovered from, with what was being done. */
   public synchronized Optional<String> lastError() {
     return problems.entrySet().stream()
-        .max(Map.Entry.comparingByValue(java.util.Comparator.comparing(Problem::since)))
+        .max(Map.Entry.comparingByValue(Comparator.comparing(Problem::since)))
         .map(e -> e.getKey().doing + ": " + e.getValue().message());
   }
 

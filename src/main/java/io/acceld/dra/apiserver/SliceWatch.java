@@ -2,9 +2,12 @@ package io.acceld.dra.apiserver;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import io.acceld.util.Backoff;
+import io.acceld.util.ClientText;
 import io.acceld.util.GuardedBy;
+import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
@@ -129,7 +132,7 @@ final class SliceWatch implements Runnable {
   private String watchPath(String resourceVersion) {
     long seconds = timings.watchTimeout().toSeconds();
     seconds += ThreadLocalRandom.current().nextLong(seconds / 5 + 1);
-    Map<String, String> query = new java.util.LinkedHashMap<>();
+    Map<String, String> query = new LinkedHashMap<>();
     query.put("watch", "true");
     query.put("fieldSelector", fieldSelector);
     query.put("resourceVersion", resourceVersion);
@@ -167,16 +170,13 @@ final class SliceWatch implements Runnable {
             "WATCH",
             PATH,
             code == 0 ? 500 : code,
-            object.toString().getBytes(java.nio.charset.StandardCharsets.UTF_8));
+            object.toString().getBytes(StandardCharsets.UTF_8));
       }
       default ->
           throw new ApiException(
               ApiException.Kind.BAD_RESPONSE,
               0,
-              "WATCH "
-                  + PATH
-                  + ": an event of unknown type "
-                  + io.acceld.util.ClientText.quote(type));
+              "WATCH " + PATH + ": an event of unknown type " + ClientText.quote(type));
     }
     String rv = SliceCache.rv(object);
     return rv.isEmpty() ? "" : rv;

@@ -1,6 +1,7 @@
 package io.acceld.dra.apiserver;
 
 import io.acceld.config.ConfigException;
+import java.io.IOException;
 import java.net.Socket;
 import java.security.GeneralSecurityException;
 import java.security.KeyStore;
@@ -48,7 +49,7 @@ final class TlsContexts {
       SSLContext context = SSLContext.getInstance("TLS");
       context.init(keys == null ? null : keys.getKeyManagers(), trust, null);
       return context;
-    } catch (GeneralSecurityException | java.io.IOException e) {
+    } catch (GeneralSecurityException | IOException e) {
       throw new ConfigException(
           "cannot make a TLS context from " + config.origin() + ": " + e.getMessage(), e);
     }
