@@ -93,16 +93,53 @@ final class SlicePlanner {
     for (int i = 0; i < chunks.size(); i++) {
       ObjectNode wanted = normalised(slice(chunks.get(i), generation, chunks.size(), nodeUid));
       JsonNode have = current.get(i);
-      if (!wanted.get("spec").equals(have.path("spec"))
-          || !wanted
-              .path("metadata")
-              .path("ownerReferences")
-              .equals(have.path("metadata").path("ownerReferences"))
+      // An empty list is left out of what we write, so holds() alone would not see devices to
+      // remove when none are wanted.
+      if (have.path("spec").path("devices").size() != chunks.get(i).size()
+          || !holds(have.path("spec"), wanted.get("spec"))
+          || !holds(
+              have.path("metadata").path("ownerReferences"),
+              wanted.path("metadata").path("ownerReferences"))
           || !MANAGER.equals(have.path("metadata").path("labels").path(MANAGED_BY).asText())) {
         return false;
       }
     }
     return true;
+  }
+
+  /**
+   * Whether {@code have} (as the server stores it) says what {@code want} (what we would write)
+   * says: every field of {@code want} present and equal, lists element by element; fields the
+   * server added (a default of a newer API version) do not count. A device's {@code attributes} and
+   * {@code capacity} must be equal, so that an attribute we stopped publishing is removed.
+   */
+  static boolean holds(JsonNode have, JsonNode want) {
+    if (want.isObject()) {
+      if (!have.isObject()) {
+        return false;
+      }
+      for (var it = want.fields(); it.hasNext(); ) {
+        var field = it.next();
+        JsonNode value = have.path(field.getKey());
+        boolean exact = field.getKey().equals("attributes") || field.getKey().equals("capacity");
+        if (exact ? !field.getValue().equals(value) : !holds(value, field.getValue())) {
+          return false;
+        }
+      }
+      return true;
+    }
+    if (want.isArray()) {
+      if (!have.isArray() || have.size() != want.size()) {
+        return false;
+      }
+      for (int i = 0; i < want.size(); i++) {
+        if (!holds(have.get(i), want.get(i))) {
+          return false;
+        }
+      }
+      return true;
+    }
+    return want.equals(have);
   }
 
   /** A new slice of {@code devices}, as POST wants it. */
@@ -126,7 +163,11 @@ final class SlicePlanner {
     pool.put("name", nodeName);
     pool.put("generation", generation);
     pool.put("resourceSliceCount", count);
-    spec.putArray("devices").addAll(devices);
+    if (!devices.isEmpty()) {
+      // The server leaves an empty list out of what it stores (omitempty): so do we, or an empty
+      // pool would never read back equal and be rewritten every second.
+      spec.putArray("devices").addAll(devices);
+    }
     return slice;
   }
 

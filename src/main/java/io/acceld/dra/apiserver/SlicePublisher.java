@@ -187,8 +187,8 @@ public final class SlicePublisher implements AutoCloseable {
   }
 
   /**
-   * One round: plan from the cache and write, re-reading a slice after a 409. Returns whether the
-   * slices now match.
+   * One round: plan from the cache and write, re-reading a slice and planning again only after a
+   * 409. Returns whether the slices were brought up to date.
    */
   private boolean round() throws ApiException, InvalidSlice {
     if (!cache.synced()) {
@@ -213,6 +213,10 @@ public final class SlicePublisher implements AutoCloseable {
         for (SlicePlanner.Write w : writes) {
           apply(w);
         }
+        // Written: one round is one set of writes. Re-planning here would write again at once
+        // should the server store something other than what we sent.
+        status.publishedNow();
+        return true;
       } catch (ApiException e) {
         if (e.kind() != ApiException.Kind.CONFLICT) {
           throw e;

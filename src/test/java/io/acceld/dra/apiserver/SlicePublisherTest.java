@@ -3,6 +3,7 @@ package io.acceld.dra.apiserver;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.acceld.inventory.Device;
 import io.acceld.inventory.Health;
 import io.acceld.inventory.Inventory;
@@ -343,6 +344,51 @@ class SlicePublisherTest {
     start();
     Eventually.await("published again", () -> publisher.status().published());
     assertThat(api.requests("create") + api.requests("update") + api.requests("delete")).isZero();
+  }
+
+  @Test
+  void aNodeWithNothingFreePublishesAnEmptyPoolAndThenStaysQuiet() throws Exception {
+    store.publish(inventory(List.of(TestDevices.nvidia(0, 0))));
+    start();
+    Eventually.await("published", () -> published().size() == 1);
+    Holder pod = new Holder.KubeletPod("ns", "pod", "c");
+    assertThat(ledger.lease(pod, List.of(ReplicaId.whole(TestDevices.uuid(0))), "t").granted())
+        .isTrue();
+    Eventually.await(
+        "an empty pool",
+        Duration.ofSeconds(2),
+        () -> slices().size() == 1 && slices().get(0).path("spec").path("devices").isEmpty());
+    assertThat(slices().get(0).path("spec").path("pool").path("resourceSliceCount").asInt())
+        .isEqualTo(1);
+    api.resetCounts();
+    // Unrelated ledger changes (a DRA lease elsewhere would be one) must not rewrite an equal pool.
+    store.publish(
+        inventory(
+            List.of(
+                TestDevices.nvidia(0, 0),
+                TestDevices.nvidia(1, 0).withHealth(Health.UNHEALTHY, Optional.of("x")))));
+    Thread.sleep(2500); // proving nothing happens: the time is the point
+    assertThat(api.requests("update") + api.requests("create")).isZero();
+  }
+
+  @Test
+  void fieldsTheServerDefaultsDoNotCauseRewrites() throws Exception {
+    api.defaulting(
+        s -> {
+          s.with("spec").put("perDeviceNodeSelection", (String) null);
+          s.with("spec")
+              .withArray("devices")
+              .forEach(d -> ((ObjectNode) d).put("allowMultipleAllocations", false));
+        });
+    store.publish(inventory(List.of(TestDevices.nvidia(0, 0), TestDevices.nvidia(1, 0))));
+    start();
+    Eventually.await("published", () -> publisher.status().published());
+    api.resetCounts();
+    store.publish(inventory(List.of(TestDevices.nvidia(0, 0))));
+    Eventually.await(
+        "gpu-1 gone", Duration.ofSeconds(2), () -> published().equals(Set.of("gpu-0")));
+    Thread.sleep(2500); // proving nothing more happens: the time is the point
+    assertThat(api.requests("update")).isEqualTo(1);
   }
 
   @Test

@@ -102,6 +102,8 @@ public final class KubeApiDouble implements AutoCloseable {
   @GuardedBy("this")
   private Optional<String> token = Optional.empty();
 
+  private volatile java.util.function.Consumer<ObjectNode> defaulting = s -> {};
+
   private KubeApiDouble(int port) {
     this.port = port;
   }
@@ -444,6 +446,7 @@ public final class KubeApiDouble implements AutoCloseable {
           java.util.UUID.nameUUIDFromBytes(name.getBytes(StandardCharsets.UTF_8)).toString());
       metadata.put("creationTimestamp", Instant.now().toString());
       metadata.put("resourceVersion", Long.toString(++resourceVersion));
+      omitEmpty(slice);
       slices.put(name, slice);
       record("ADDED", slice);
     }
@@ -494,6 +497,7 @@ public final class KubeApiDouble implements AutoCloseable {
       metadata.put("uid", old.path("metadata").path("uid").asText());
       metadata.put("creationTimestamp", old.path("metadata").path("creationTimestamp").asText());
       metadata.put("resourceVersion", Long.toString(++resourceVersion));
+      omitEmpty(slice);
       slices.put(name, slice);
       record("MODIFIED", slice);
     }
@@ -505,6 +509,23 @@ public final class KubeApiDouble implements AutoCloseable {
     ObjectNode gone = slices.remove(name);
     gone.with("metadata").put("resourceVersion", Long.toString(++resourceVersion));
     record("DELETED", gone);
+  }
+
+  /**
+   * As the real server stores an object: empty lists left out (Go's omitempty), and whatever {@link
+   * #defaulting} adds (as a newer API version's defaults would).
+   */
+  private void omitEmpty(ObjectNode slice) {
+    JsonNode devices = slice.path("spec").path("devices");
+    if (devices.isArray() && devices.isEmpty()) {
+      slice.with("spec").remove("devices");
+    }
+    defaulting.accept(slice);
+  }
+
+  /** Changes every slice as it is stored, as server-side defaulting does. */
+  public void defaulting(java.util.function.Consumer<ObjectNode> change) {
+    defaulting = Objects.requireNonNull(change, "change");
   }
 
   @GuardedBy("this")
