@@ -33,7 +33,7 @@ helm.sh/chart: {{ printf "%s-%s" .Chart.Name .Chart.Version }}
 {{- define "acceld.metricsAuthDir" -}}/run/secrets/acceld/metrics-auth{{- end -}}
 
 {{/*
-The agent's config with the Secrets' mount paths in place of metrics-tls-cert, metrics-tls-key and
+The agent's config with dra.driver as dra-driver when DRA is on, and the Secrets' mount paths in place of metrics-tls-cert, metrics-tls-key and
 metrics-auth when the chart mounts them, so a setting and its mount cannot disagree.
 */}}
 {{- define "acceld.config" -}}
@@ -44,6 +44,11 @@ metrics-auth when the chart mounts them, so a setting and its mount cannot disag
 {{- end -}}
 {{- if .Values.metricsAuth.secretName -}}
 {{- $_ := set $config "metrics-auth" (printf "bearer:%s/%s" (include "acceld.metricsAuthDir" .) .Values.metricsAuth.key) -}}
+{{- end -}}
+{{- if .Values.dra.enabled -}}
+{{- $_ := set $config "dra-driver" .Values.dra.driver -}}
+{{- else if index $config "dra-driver" -}}
+{{- fail "config.dra-driver needs dra.enabled=true (and dra.driver): DRA needs the chart's ServiceAccount, RBAC and plugins mount" -}}
 {{- end -}}
 {{- toJson $config -}}
 {{- end -}}

@@ -26,11 +26,19 @@ public final class ClientText {
 
   /** {@code value} quoted, escaped and cut to {@link #MAX_SHOWN} characters. */
   public static String quote(String value) {
+    return quote(value, MAX_SHOWN);
+  }
+
+  /**
+   * {@code value} quoted, escaped and cut to {@code max} characters: for a peer's sentence that is
+   * worth more than a word, such as an API server's error message.
+   */
+  public static String quote(String value, int max) {
     if (value == null) {
       return "null";
     }
-    StringBuilder out = new StringBuilder(Math.min(value.length(), MAX_SHOWN) + 16).append('"');
-    int shown = Math.min(value.length(), MAX_SHOWN);
+    StringBuilder out = new StringBuilder(Math.min(value.length(), max) + 16).append('"');
+    int shown = Math.min(value.length(), max);
     for (int i = 0; i < shown; i++) {
       char c = value.charAt(i);
       if (c == '"' || c == '\\') {

@@ -26,7 +26,6 @@ final class DaemonSetChecks {
       throws Exception {
     JsonNode pod = daemonSet.at("/spec/template/spec");
     assertThat(pod.path("priorityClassName").asText()).isEqualTo("system-node-critical");
-    assertThat(pod.path("automountServiceAccountToken").asBoolean(true)).isFalse();
     JsonNode selector = daemonSet.at("/spec/selector/matchLabels");
     assertThat(names(selector)).isNotEmpty();
     for (String label : names(selector)) {
@@ -71,6 +70,23 @@ final class DaemonSetChecks {
     }
     assertThat(mounts).containsKey("/tmp");
     assertThat(volumes.get(mounts.get("/tmp").path("name").asText()).has("emptyDir")).isTrue();
+
+    // Without DRA the agent calls no Kubernetes API: no token. With DRA (--dra-driver in the
+    // config or the arguments) it needs its ServiceAccount's token and the kubelet's plugins dir.
+    String draDriver = config.get(Settings.DRA_DRIVER);
+    for (JsonNode arg : container.path("args")) {
+      if (arg.asText().startsWith("--dra-driver=")) {
+        draDriver = arg.asText().substring("--dra-driver=".length());
+      }
+    }
+    if (draDriver.isEmpty()) {
+      assertThat(pod.path("automountServiceAccountToken").asBoolean(true)).isFalse();
+    } else {
+      assertThat(pod.path("automountServiceAccountToken").asBoolean(false)).isTrue();
+      assertThat(pod.path("serviceAccountName").asText()).isNotEmpty();
+      assertHostDirectory(
+          mounts, volumes, config.get(Settings.KUBELET_PLUGINS_DIR), false, "DirectoryOrCreate");
+    }
 
     JsonNode env = container.path("env");
     assertThat(byName(env).get("NODE_NAME").at("/valueFrom/fieldRef/fieldPath").asText())

@@ -225,6 +225,67 @@ class HelmChartTest {
   }
 
   @Test
+  void draAddsRbacDeviceClassesTheTokenAndThePluginsMount() throws Exception {
+    Path values = dir.resolve("values.yaml");
+    Files.writeString(
+        values,
+        """
+        dra:
+          enabled: true
+          driver: gpu.example.com
+          deviceClasses: {amd: ""}
+          pluginsDir: /var/lib/k/plugins
+        config:
+          kubelet-plugins-dir: /var/lib/k/plugins
+        """);
+    List<JsonNode> objects =
+        Manifests.parse(
+            chart()
+                .template()
+                .withName("acceld")
+                .withNamespace("gpus")
+                .withValuesFile(values)
+                .call());
+    assertThat(objects)
+        .extracting(o -> o.path("kind").asText())
+        .containsExactlyInAnyOrder(
+            "ConfigMap",
+            "DaemonSet",
+            "Service",
+            "ServiceAccount",
+            "ClusterRole",
+            "ClusterRoleBinding",
+            "DeviceClass",
+            "DeviceClass");
+    // No schema for RBAC or DeviceClass in the model jars: DraManifests checks those.
+    assertValid(
+        objects.stream()
+            .filter(
+                o ->
+                    List.of("ConfigMap", "DaemonSet", "Service", "ServiceAccount")
+                        .contains(o.path("kind").asText()))
+            .toList());
+    JsonNode daemonSet = Manifests.only(objects, "DaemonSet");
+    JsonNode configMap = Manifests.only(objects, "ConfigMap");
+    DaemonSetChecks.assertDeployable(daemonSet, configMap, dir);
+    assertThat(DaemonSetChecks.agentConfig(configMap, dir).get(Settings.DRA_DRIVER))
+        .isEqualTo("gpu.example.com");
+    DraManifests.assertRbac(objects, daemonSet, "gpus");
+    assertThat(DraManifests.deviceClasses(objects, "gpu.example.com"))
+        .containsOnlyKeys("gpu.acceld.io", "mig.acceld.io")
+        .hasEntrySatisfying("gpu.acceld.io", cel -> assertThat(cel).contains(".vendor == 'nvidia'"))
+        .hasEntrySatisfying("mig.acceld.io", cel -> assertThat(cel).contains(".type == 'mig'"));
+  }
+
+  @Test
+  void draDriverWithoutDraEnabledIsRefused() throws Exception {
+    Path values = dir.resolve("values.yaml");
+    Files.writeString(values, "config: {dra-driver: gpu.acceld.io}\n");
+    assertThatThrownBy(() -> chart().template().withName("a").withValuesFile(values).call())
+        .hasMessageContaining("config.dra-driver needs dra.enabled=true");
+  }
+
+  @Test
   void theValuesSchemaRejectsAMisspelledSettingAndAWrongChoice() {
     assertThatThrownBy(() -> chart().template().set("config.sysfs-rot", "/x").call())
         .hasMessageContaining("sysfs-rot");

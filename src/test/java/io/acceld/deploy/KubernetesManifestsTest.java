@@ -19,6 +19,7 @@ import org.junit.jupiter.api.io.TempDir;
 class KubernetesManifestsTest {
   static final Path BASE = Path.of("deploy/kubernetes");
   static final Path MONITORING = BASE.resolve("monitoring");
+  static final Path DRA = BASE.resolve("dra");
   private static KubernetesSchemas schemas;
 
   @TempDir Path dir;
@@ -32,16 +33,24 @@ class KubernetesManifestsTest {
   static List<JsonNode> kustomization(Path root) {
     JsonNode k = Manifests.read(root.resolve("kustomization.yaml")).get(0);
     List<JsonNode> objects = new ArrayList<>();
-    k.path("resources").forEach(r -> objects.addAll(Manifests.read(root.resolve(r.asText()))));
+    k.path("resources")
+        .forEach(
+            r -> {
+              if (!r.asText().startsWith("../")) { // the base, read on its own
+                objects.addAll(Manifests.read(root.resolve(r.asText())));
+              }
+            });
     return objects;
   }
 
   @Test
   void everyManifestFileIsInItsKustomizationAndEveryListedFileExists() throws Exception {
-    for (Path root : List.of(BASE, MONITORING)) {
+    for (Path root : List.of(BASE, MONITORING, DRA)) {
       JsonNode k = Manifests.read(root.resolve("kustomization.yaml")).get(0);
       List<String> listed = new ArrayList<>();
       k.path("resources").forEach(r -> listed.add(r.asText()));
+      k.path("patches").forEach(p -> listed.add(p.path("path").asText()));
+      listed.removeIf(r -> r.startsWith("../"));
       try (Stream<Path> files = Files.list(root)) {
         List<String> present =
             files
@@ -64,6 +73,40 @@ class KubernetesManifestsTest {
     for (JsonNode object : objects) {
       assertThat(schemas.validate(object)).as(object.path("kind").asText()).isEmpty();
     }
+  }
+
+  /**
+   * {@code kubectl apply -k deploy/kubernetes/dra}: the base with its DaemonSet patched (a
+   * strategic merge, done here by hand for the fields the patch sets), RBAC and DeviceClasses.
+   */
+  @Test
+  void theDraOverlayAddsRbacDeviceClassesTheTokenAndThePluginsMount() throws Exception {
+    List<JsonNode> objects = new ArrayList<>(kustomization(BASE));
+    List<JsonNode> added = kustomization(DRA).stream().toList();
+    objects.addAll(added);
+    ObjectNode daemonSet = (ObjectNode) Manifests.only(objects, "DaemonSet");
+    JsonNode patch =
+        Manifests.read(DRA.resolve("daemonset-dra.yaml")).get(0).at("/spec/template/spec");
+    ObjectNode pod = (ObjectNode) daemonSet.at("/spec/template/spec");
+    pod.set("serviceAccountName", patch.get("serviceAccountName"));
+    pod.set("automountServiceAccountToken", patch.get("automountServiceAccountToken"));
+    ObjectNode container = (ObjectNode) pod.at("/containers/0");
+    JsonNode patched = patch.at("/containers/0");
+    assertThat(patched.path("name").asText()).isEqualTo(container.path("name").asText());
+    container.set("args", patched.get("args"));
+    container
+        .withArray("volumeMounts")
+        .addAll((com.fasterxml.jackson.databind.node.ArrayNode) patched.get("volumeMounts"));
+    pod.withArray("volumes")
+        .addAll((com.fasterxml.jackson.databind.node.ArrayNode) patch.get("volumes"));
+
+    assertThat(schemas.validate(daemonSet)).isEmpty();
+    assertThat(schemas.validate(Manifests.only(objects, "ServiceAccount"))).isEmpty();
+    DaemonSetChecks.assertDeployable(daemonSet, Manifests.only(objects, "ConfigMap"), dir);
+    DraManifests.assertRbac(objects, daemonSet, "kube-system");
+    assertThat(DraManifests.deviceClasses(objects, "gpu.acceld.io"))
+        .containsOnlyKeys("gpu.acceld.io", "amd-gpu.acceld.io", "mig.acceld.io");
+    assertThat(container.path("args").toString()).contains("--dra-driver=gpu.acceld.io");
   }
 
   @Test
