@@ -7,6 +7,7 @@ import io.acceld.config.ConfigException;
 import io.acceld.config.DcgmModelLabel;
 import io.acceld.config.HostPort;
 import io.acceld.config.Settings;
+import io.acceld.dra.DraPublisher;
 import io.acceld.inventory.DeviceJson;
 import io.acceld.inventory.InventoryStore;
 import io.acceld.kubelet.KubeletPublisher;
@@ -34,6 +35,7 @@ import io.acceld.transport.UnixGrpc;
 import io.acceld.util.BuildInfo;
 import io.acceld.util.FileModeMask;
 import io.acceld.util.OperatorError;
+import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
 import java.io.IOException;
 import java.net.BindException;
@@ -69,6 +71,7 @@ public final class AgentDaemon implements AutoCloseable {
   private MetricsServer server;
   private Optional<MesosBridge> mesos = Optional.empty();
   private Optional<NodeLabelsPublisher> nodeLabels = Optional.empty();
+  private Optional<DraPublisher> dra = Optional.empty();
 
   private AgentDaemon() {}
 
@@ -162,6 +165,7 @@ public final class AgentDaemon implements AutoCloseable {
     }
     mesos = startMesos(config, hostname, pods, clock);
     mesos.ifPresent(bridge -> bridge.metrics().bindTo(metrics.registry()));
+    dra = startDra(config, hostname, store, metrics.registry(), clock);
     kubelet.start();
     telemetry.ifPresent(GpuTelemetrySampler::start);
     pods.start();
@@ -183,11 +187,17 @@ public final class AgentDaemon implements AutoCloseable {
                             DeviceListing.rows(
                                 ledger.current(), config::sharing, config.get(Settings.DEV_ROOT)))
                         + "\n"));
-    server.degradedBy(() -> degraded(storage, discovery, mesos));
+    server.degradedBy(
+        () -> {
+          List<String> problems = degraded(storage, discovery, mesos);
+          dra.flatMap(DraPublisher::degraded).ifPresent(problems::add);
+          return problems;
+        });
     server.notReadyBecause(
         () -> {
           List<String> reasons = new ArrayList<>(store.current().node().problems());
           reasons.addAll(expected.unmet(store.current()));
+          dra.ifPresent(d -> reasons.addAll(d.notReady()));
           return reasons;
         });
     server.notAliveBecause(
@@ -227,6 +237,28 @@ public final class AgentDaemon implements AutoCloseable {
                 new RuntimeSpecs(config.get(Settings.HOST_DEV_PREFIX), Optional.empty()),
                 pods::settled,
                 clock)));
+  }
+
+  /**
+   * The DRA publisher, when {@code --dra-driver} is set: ResourceSlices and the kubelet's DRA
+   * plugin over the same ledger. Its classes load only then.
+   */
+  private Optional<DraPublisher> startDra(
+      AgentConfig config,
+      String nodeName,
+      InventoryStore store,
+      MeterRegistry registry,
+      Clock clock)
+      throws IOException {
+    if (config.get(Settings.DRA_DRIVER).isEmpty()) {
+      return Optional.empty();
+    }
+    return Optional.of(keep(DraPublisher.start(config, nodeName, ledger, store, registry, clock)));
+  }
+
+  /** The DRA publisher, when it runs. */
+  public Optional<DraPublisher> dra() {
+    return dra;
   }
 
   /** The node labels' feature-file writer, when it runs. */

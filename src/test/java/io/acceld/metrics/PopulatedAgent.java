@@ -103,6 +103,9 @@ final class PopulatedAgent implements AutoCloseable {
     ledger.reconcileKubelet(inUse, java.time.Duration.ZERO);
     mesos = BridgeOverLedger.start(dir, dir.resolve("state"), ledger);
     mesos.metrics().bindTo(metrics.registry());
+    // DRA's binders, as the agent binds them with --dra-driver set
+    new io.acceld.dra.DraMetrics(ledger).bindTo(metrics.registry());
+    new io.acceld.dra.apiserver.DraApiMetrics().bindTo(metrics.registry());
     runMesosTask("train.1", "amd.com/gpu");
     Eventually.await("the leases checkpointed", () -> storage.writer().writes() >= 1);
 
