@@ -96,6 +96,10 @@ final class ExecutorProcess {
   @GuardedBy("this")
   private ProcessTree tree;
 
+  /** Made with {@link #tree}: how the executor's processes are killed. */
+  @GuardedBy("this")
+  private ProcessKiller killer;
+
   @GuardedBy("this")
   private Sandbox sandbox;
 
@@ -193,20 +197,23 @@ final class ExecutorProcess {
 
   /** Spawns the process; on the containers' threads. */
   void start(List<RuntimeSpec> devices) {
-    Spawner.Spawned spawned;
-    Sandbox box;
+    ProcessStarter.Started started;
     try {
       if (!info.hasCommand()) {
         throw new IllegalArgumentException("the ExecutorInfo has no 'command'");
       }
       ExecutorToken secret = token.orElseThrow(); // a freshly launched executor always has one
-      box = Sandbox.create(services.sandboxes(), containerId);
-      List<String> argv = services.commandLine().argv(info.getCommand());
-      Map<String, String> env =
+      started =
           services
-              .environment()
-              .forExecutor(framework, agent, info, devices, shutdownGrace(), box, secret);
-      spawned = services.spawner().spawn(argv, env, box);
+              .starter()
+              .start(
+                  containerId,
+                  info.getCommand(),
+                  box ->
+                      services
+                          .environment()
+                          .forExecutor(
+                              framework, agent, info, devices, shutdownGrace(), box, secret));
     } catch (IOException | IllegalArgumentException e) {
       failAll(
           TaskState.TASK_FAILED,
@@ -214,25 +221,25 @@ final class ExecutorProcess {
           "Failed to launch the executor: " + e.getMessage());
       return;
     }
-    ProcessTree started = spawned.tree();
     boolean gone;
     synchronized (this) {
       gone = state != State.LAUNCHING; // shut down while it was being started
       if (!gone) {
-        tree = started;
-        sandbox = box;
+        tree = started.tree();
+        killer = services.killer(tree);
+        sandbox = started.sandbox();
         state = State.REGISTERING; // from now on it may subscribe, however fast it is
       }
     }
     if (gone || !checkpoint()) {
       // Killed before it could be recorded: the agent could not find it after a restart.
-      spawned.abandon();
+      started.abandon();
       if (gone) {
         return;
       }
     } else {
       try {
-        spawned.go(); // recorded: only now may the executor run
+        started.release(); // recorded: only now may the executor run
       } catch (IOException e) {
         log.warn(
             "Executor {} ended before it could start: {}",
@@ -240,13 +247,14 @@ final class ExecutorProcess {
             e.toString());
       }
     }
-    awaitSubscription(started);
+    awaitSubscription(started.tree(), started.sandbox());
   }
 
   /** Re-attaches to a surviving executor after a restart: it has to SUBSCRIBE again. */
   void attach(ProcessTree process, Sandbox box, List<TaskInfo> known, Set<String> reported) {
     synchronized (this) {
       tree = process;
+      killer = services.killer(process);
       sandbox = box;
       state = State.REGISTERING;
       everHadTask = true;
@@ -257,10 +265,10 @@ final class ExecutorProcess {
         "Re-attached to executor {} (pid {})",
         ClientText.quote(info.getExecutorId().getValue()),
         process.pid());
-    awaitSubscription(process);
+    awaitSubscription(process, box);
   }
 
-  private void awaitSubscription(ProcessTree process) {
+  private void awaitSubscription(ProcessTree process, Sandbox box) {
     Duration timeout = services.settings().registrationTimeout();
     synchronized (this) {
       if (state == State.LAUNCHING) {
@@ -271,7 +279,7 @@ final class ExecutorProcess {
               .work()
               .schedule(this::registrationTimedOut, timeout.toNanos(), TimeUnit.NANOSECONDS);
     }
-    process.onExit().thenRunAsync(this::exited, services.work());
+    services.watch().watch(process, box, ending -> exited());
   }
 
   /** Whether a SUBSCRIBE may be accepted now: the executor is neither launching nor leaving. */
@@ -529,12 +537,12 @@ final class ExecutorProcess {
 
   /** SIGKILL to the executor's tree; its exit then reports what is left of its tasks. */
   private void destroy() {
-    ProcessTree process;
+    ProcessKiller k;
     synchronized (this) {
-      process = tree;
+      k = killer;
     }
-    if (process != null) {
-      process.kill();
+    if (k != null) {
+      k.kill();
     } else {
       exited();
     }
@@ -544,7 +552,7 @@ final class ExecutorProcess {
     List<TaskInfo> orphaned;
     Ending why;
     EventStream open;
-    ProcessTree process;
+    ProcessKiller k;
     synchronized (this) {
       if (state == State.TERMINATED) {
         return;
@@ -562,10 +570,10 @@ final class ExecutorProcess {
       queue.clear();
       open = stream;
       stream = null;
-      process = tree;
+      k = killer;
     }
-    if (process != null) {
-      process.kill(); // whatever the executor left behind
+    if (k != null) {
+      k.kill(); // whatever the executor left behind
     }
     if (open != null) {
       open.close();
