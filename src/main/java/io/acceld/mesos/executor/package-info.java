@@ -8,8 +8,10 @@
  * <ul>
  *   <li>{@link io.acceld.mesos.executor.CommandTaskRunner}: a command task under the built-in
  *       command executor, one container per task.
- *   <li>{@link io.acceld.mesos.executor.ExecutorProcess}: a custom executor, its subscription and
- *       queue; {@link io.acceld.mesos.executor.ExecutorSessions}: the executor API's calls.
+ *   <li>{@link io.acceld.mesos.executor.ExecutorProcess}: a custom executor's life and
+ *       subscription; {@link io.acceld.mesos.executor.ExecutorTasks}: its tasks, queued, delivered
+ *       and reported on; {@link io.acceld.mesos.executor.ExecutorSessions}: the executor API's
+ *       calls.
  *   <li>{@link io.acceld.mesos.executor.CommandLine}, {@link io.acceld.mesos.executor.Spawner},
  *       {@link io.acceld.mesos.executor.ProcessTree}: every container's process runs under {@code
  *       setsid sh -c WRAPPER}, leader of its own process group, which records its exit status in
