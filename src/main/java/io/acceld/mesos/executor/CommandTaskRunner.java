@@ -13,10 +13,7 @@ import io.acceld.util.GuardedBy;
 import java.io.IOException;
 import java.time.Duration;
 import java.util.List;
-import java.util.Map;
 import java.util.Optional;
-import java.util.concurrent.ScheduledFuture;
-import java.util.concurrent.TimeUnit;
 import java.util.function.Consumer;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -48,16 +45,14 @@ final class CommandTaskRunner {
   private Optional<Duration> killGrace = Optional.empty(); // present once a kill was asked for
 
   @GuardedBy("this")
-  private boolean signalled;
-
-  @GuardedBy("this")
   private ProcessTree tree;
+
+  /** Made with {@link #tree}: SIGTERM, the SIGKILL after the grace, and the kill on exit. */
+  @GuardedBy("this")
+  private ProcessKiller killer;
 
   @GuardedBy("this")
   private Sandbox sandbox;
-
-  @GuardedBy("this")
-  private ScheduledFuture<?> escalation;
 
   /**
    * @param onEnd called once, after the terminal status is recorded (the container is forgotten)
@@ -93,33 +88,35 @@ final class CommandTaskRunner {
       end(status(TaskState.TASK_KILLED).setMessage("Killed before it was started"));
       return;
     }
-    Spawner.Spawned spawned;
-    Sandbox box;
+    ProcessStarter.Started started;
     try {
-      box = Sandbox.create(services.sandboxes(), containerId);
-      List<String> argv = services.commandLine().argv(task.getCommand());
-      Map<String, String> env =
-          services.environment().forCommandTask(framework, agent, task, devices, box);
-      spawned = services.spawner().spawn(argv, env, box);
+      started =
+          services
+              .starter()
+              .start(
+                  containerId,
+                  task.getCommand(),
+                  box ->
+                      services.environment().forCommandTask(framework, agent, task, devices, box));
     } catch (IOException | IllegalArgumentException e) {
       failToLaunch("Failed to launch the command: " + e.getMessage());
       return;
     }
-    ProcessTree started = spawned.tree();
     synchronized (this) {
-      tree = started;
-      sandbox = box;
+      tree = started.tree();
+      killer = services.killer(tree);
+      sandbox = started.sandbox();
     }
     try {
-      services.records().write(record(started, box));
+      services.records().write(record(started.tree(), started.sandbox()));
     } catch (IOException e) {
       // Without a record the agent could not find the task after a restart: do not run it.
-      spawned.abandon();
+      started.abandon();
       failToLaunch("Failed to checkpoint the task's container: " + e.getMessage());
       return;
     }
     try {
-      spawned.go(); // recorded: only now may the command run
+      started.release(); // recorded: only now may the command run
     } catch (IOException e) {
       // the wrapper died before its go: observe() reports how it ended
       log.warn(
@@ -135,6 +132,7 @@ final class CommandTaskRunner {
   void attach(ProcessTree process, Sandbox box) {
     synchronized (this) {
       tree = process;
+      killer = services.killer(process);
       sandbox = box;
     }
     log.info(
@@ -173,33 +171,26 @@ final class CommandTaskRunner {
   private void observe() {
     boolean killNow;
     ProcessTree process;
+    Sandbox box;
     synchronized (this) {
       running = true;
       killNow = killGrace.isPresent();
       process = tree;
+      box = sandbox;
     }
     if (killNow) {
       synchronized (this) {
         signal();
       }
     }
-    process.onExit().thenRunAsync(this::exited, services.work());
+    services.watch().watch(process, box, this::exited);
   }
 
   @GuardedBy("this")
   private void signal() {
     // No TASK_KILLING: it would be reported from the caller's thread and could overtake or trail
     // the terminal status; frameworks treat it as optional.
-    if (escalation != null) {
-      escalation.cancel(false);
-    }
-    if (!signalled) {
-      tree.terminate();
-      signalled = true;
-    }
-    ProcessTree process = tree;
-    long nanos = killGrace.orElseThrow().toNanos();
-    escalation = services.work().schedule(process::kill, nanos, TimeUnit.NANOSECONDS);
+    killer.terminate(killGrace.orElseThrow());
   }
 
   /**
@@ -208,35 +199,31 @@ final class CommandTaskRunner {
    * work queue. Tasks not asked to end are left alone: they outlive a restart.
    */
   void finishKillOnStop() {
-    ProcessTree process;
+    ProcessKiller k;
     synchronized (this) {
-      if (ended || escalation == null || escalation.isDone()) {
+      if (ended || killer == null || !killer.escalating()) {
         return;
       }
-      process = tree;
+      k = killer;
     }
-    process.kill();
+    k.kill();
   }
 
-  private void exited() {
-    ProcessTree process;
-    Sandbox box;
+  private void exited(ProcessWatch.Exit ending) {
+    ProcessKiller k;
     boolean killed;
     synchronized (this) {
       if (ended) {
         return;
       }
       ended = true;
-      if (escalation != null) {
-        escalation.cancel(false);
-      }
-      process = tree;
-      box = sandbox;
+      k = killer;
+      k.cancelEscalation();
       killed = killGrace.isPresent();
     }
-    process.kill(); // anything the task left running in its group dies with it
-    ExitDescription exit = new ExitDescription(box.exitStatus());
-    String message = exit.message(process.exitValue());
+    k.kill(); // anything the task left running in its group dies with it
+    ExitDescription exit = ending.describe();
+    String message = exit.message(ending.leaderExit());
     TaskState state =
         killed
             ? TaskState.TASK_KILLED

@@ -4,29 +4,32 @@ import io.acceld.mesos.tasks.StatusSink;
 import io.acceld.proto.mesos.v1.FrameworkID;
 import io.acceld.proto.mesos.v1.TaskStatus;
 import io.acceld.util.ClientText;
-import java.nio.file.Path;
 import java.util.concurrent.ScheduledExecutorService;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
  * What every container needs from the agent: where statuses go, the threads timers and process
- * exits run on, the checkpoint, and how processes are started.
+ * exits run on, the checkpoint, and how processes are started and watched (a container's {@link
+ * ProcessKiller} is made for its tree, from {@link #work}).
  *
  * @param work the containers' named threads: launches, exits, kill escalations, heartbeats
- * @param sandboxes the directory sandboxes are created in
  */
 record ContainerServices(
     StatusSink sink,
     Statuses statuses,
     ScheduledExecutorService work,
     ContainerRecords records,
-    Path sandboxes,
-    CommandLine commandLine,
-    Spawner spawner,
+    ProcessStarter starter,
+    ProcessWatch watch,
     ExecutorEnvironment environment,
     ContainerSettings settings) {
   private static final Logger log = LoggerFactory.getLogger(ContainerServices.class);
+
+  /** The killer of a container's processes, for the tree it was started or re-attached with. */
+  ProcessKiller killer(ProcessTree tree) {
+    return new ProcessKiller(tree, work);
+  }
 
   /**
    * Hands a status to the sink. A sink that fails (its checkpoint could not be written) is logged

@@ -126,9 +126,8 @@ public final class Containers
             new Statuses(clock),
             work,
             records,
-            sandboxes,
-            commandLine,
-            new Spawner(commandLine, signals),
+            new ProcessStarter(sandboxes, commandLine, new Spawner(commandLine, signals)),
+            new ProcessWatch(work),
             environment,
             settings);
     return new Containers(services, work, signals, sink);
@@ -190,7 +189,7 @@ public final class Containers
       runner.attach(alive.get(), sandbox);
       return;
     }
-    ExitDescription exit = new ExitDescription(sandbox.exitStatus());
+    ExitDescription exit = ProcessWatch.whileAgentWasDown(sandbox).describe();
     TaskStatus.Builder status =
         services
             .statuses()

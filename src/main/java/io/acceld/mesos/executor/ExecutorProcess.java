@@ -8,7 +8,6 @@ import io.acceld.proto.mesos.v1.ContainerID;
 import io.acceld.proto.mesos.v1.ExecutorInfo;
 import io.acceld.proto.mesos.v1.FrameworkInfo;
 import io.acceld.proto.mesos.v1.KillPolicy;
-import io.acceld.proto.mesos.v1.TaskGroupInfo;
 import io.acceld.proto.mesos.v1.TaskID;
 import io.acceld.proto.mesos.v1.TaskInfo;
 import io.acceld.proto.mesos.v1.TaskState;
@@ -18,11 +17,7 @@ import io.acceld.util.ClientText;
 import io.acceld.util.GuardedBy;
 import java.io.IOException;
 import java.time.Duration;
-import java.util.ArrayList;
-import java.util.HashSet;
-import java.util.LinkedHashMap;
 import java.util.List;
-import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
 import java.util.concurrent.ScheduledFuture;
@@ -78,23 +73,16 @@ final class ExecutorProcess {
   @GuardedBy("this")
   private EventStream stream;
 
-  /** LAUNCH and LAUNCH_GROUP events not yet delivered, in order. */
+  /** Its tasks: queued, delivered, reported on. */
   @GuardedBy("this")
-  private final List<Event> queue = new ArrayList<>();
-
-  /** Every task not known to be terminal, queued or delivered. */
-  @GuardedBy("this")
-  private final Map<String, TaskInfo> tasks = new LinkedHashMap<>();
-
-  /** Tasks the executor has sent at least one update for (no longer "staging"). */
-  @GuardedBy("this")
-  private final Set<String> updated = new HashSet<>();
-
-  @GuardedBy("this")
-  private boolean everHadTask;
+  private final ExecutorTasks tasks = new ExecutorTasks();
 
   @GuardedBy("this")
   private ProcessTree tree;
+
+  /** Made with {@link #tree}: how the executor's processes are killed. */
+  @GuardedBy("this")
+  private ProcessKiller killer;
 
   @GuardedBy("this")
   private Sandbox sandbox;
@@ -139,11 +127,11 @@ final class ExecutorProcess {
   }
 
   synchronized boolean hasTask(String taskId) {
-    return tasks.containsKey(taskId);
+    return tasks.has(taskId);
   }
 
   synchronized List<String> taskIds() {
-    return List.copyOf(tasks.keySet());
+    return tasks.ids();
   }
 
   /**
@@ -152,39 +140,16 @@ final class ExecutorProcess {
    * @return false if the executor is going away and takes no more tasks
    */
   boolean enqueue(List<TaskInfo> launched, boolean group) {
-    Event event =
-        group
-            ? Event.newBuilder()
-                .setType(Event.Type.LAUNCH_GROUP)
-                .setLaunchGroup(
-                    Event.LaunchGroup.newBuilder()
-                        .setTaskGroup(TaskGroupInfo.newBuilder().addAllTasks(launched)))
-                .build()
-            : null;
+    List<Event> events = ExecutorTasks.launchEvents(launched, group);
     synchronized (this) {
       if (state == State.TERMINATING || state == State.TERMINATED) {
         return false;
       }
-      everHadTask = true;
-      for (TaskInfo t : launched) {
-        tasks.put(t.getTaskId().getValue(), t);
-      }
-      List<Event> events = new ArrayList<>();
-      if (group) {
-        events.add(event);
-      } else {
-        for (TaskInfo t : launched) {
-          events.add(
-              Event.newBuilder()
-                  .setType(Event.Type.LAUNCH)
-                  .setLaunch(Event.Launch.newBuilder().setTask(t))
-                  .build());
-        }
-      }
+      tasks.add(launched);
       if (state == State.SUBSCRIBED && stream != null && stream.isOpen()) {
         events.forEach(stream::send);
       } else {
-        queue.addAll(events);
+        tasks.queue(events);
       }
     }
     checkpoint();
@@ -193,20 +158,23 @@ final class ExecutorProcess {
 
   /** Spawns the process; on the containers' threads. */
   void start(List<RuntimeSpec> devices) {
-    Spawner.Spawned spawned;
-    Sandbox box;
+    ProcessStarter.Started started;
     try {
       if (!info.hasCommand()) {
         throw new IllegalArgumentException("the ExecutorInfo has no 'command'");
       }
       ExecutorToken secret = token.orElseThrow(); // a freshly launched executor always has one
-      box = Sandbox.create(services.sandboxes(), containerId);
-      List<String> argv = services.commandLine().argv(info.getCommand());
-      Map<String, String> env =
+      started =
           services
-              .environment()
-              .forExecutor(framework, agent, info, devices, shutdownGrace(), box, secret);
-      spawned = services.spawner().spawn(argv, env, box);
+              .starter()
+              .start(
+                  containerId,
+                  info.getCommand(),
+                  box ->
+                      services
+                          .environment()
+                          .forExecutor(
+                              framework, agent, info, devices, shutdownGrace(), box, secret));
     } catch (IOException | IllegalArgumentException e) {
       failAll(
           TaskState.TASK_FAILED,
@@ -214,25 +182,25 @@ final class ExecutorProcess {
           "Failed to launch the executor: " + e.getMessage());
       return;
     }
-    ProcessTree started = spawned.tree();
     boolean gone;
     synchronized (this) {
       gone = state != State.LAUNCHING; // shut down while it was being started
       if (!gone) {
-        tree = started;
-        sandbox = box;
+        tree = started.tree();
+        killer = services.killer(tree);
+        sandbox = started.sandbox();
         state = State.REGISTERING; // from now on it may subscribe, however fast it is
       }
     }
     if (gone || !checkpoint()) {
       // Killed before it could be recorded: the agent could not find it after a restart.
-      spawned.abandon();
+      started.abandon();
       if (gone) {
         return;
       }
     } else {
       try {
-        spawned.go(); // recorded: only now may the executor run
+        started.release(); // recorded: only now may the executor run
       } catch (IOException e) {
         log.warn(
             "Executor {} ended before it could start: {}",
@@ -240,27 +208,26 @@ final class ExecutorProcess {
             e.toString());
       }
     }
-    awaitSubscription(started);
+    awaitSubscription(started.tree(), started.sandbox());
   }
 
   /** Re-attaches to a surviving executor after a restart: it has to SUBSCRIBE again. */
   void attach(ProcessTree process, Sandbox box, List<TaskInfo> known, Set<String> reported) {
     synchronized (this) {
       tree = process;
+      killer = services.killer(process);
       sandbox = box;
       state = State.REGISTERING;
-      everHadTask = true;
-      known.forEach(t -> tasks.put(t.getTaskId().getValue(), t));
-      reported.stream().filter(tasks::containsKey).forEach(updated::add);
+      tasks.restore(known, reported);
     }
     log.info(
         "Re-attached to executor {} (pid {})",
         ClientText.quote(info.getExecutorId().getValue()),
         process.pid());
-    awaitSubscription(process);
+    awaitSubscription(process, box);
   }
 
-  private void awaitSubscription(ProcessTree process) {
+  private void awaitSubscription(ProcessTree process, Sandbox box) {
     Duration timeout = services.settings().registrationTimeout();
     synchronized (this) {
       if (state == State.LAUNCHING) {
@@ -271,7 +238,7 @@ final class ExecutorProcess {
               .work()
               .schedule(this::registrationTimedOut, timeout.toNanos(), TimeUnit.NANOSECONDS);
     }
-    process.onExit().thenRunAsync(this::exited, services.work());
+    services.watch().watch(process, box, ending -> exited());
   }
 
   /** Whether a SUBSCRIBE may be accepted now: the executor is neither launching nor leaving. */
@@ -290,7 +257,7 @@ final class ExecutorProcess {
    */
   void subscribed(Set<String> unacknowledgedTasks, EventStream opened) {
     EventStream previous;
-    List<TaskInfo> lost = new ArrayList<>();
+    List<TaskInfo> lost;
     boolean idle;
     synchronized (this) {
       if (state != State.REGISTERING && state != State.SUBSCRIBED) {
@@ -305,17 +272,7 @@ final class ExecutorProcess {
         registrationTimer.cancel(false);
         registrationTimer = null;
       }
-      Set<String> queued = new HashSet<>();
-      for (Event e : queue) {
-        launchedBy(e).forEach(t -> queued.add(t.getTaskId().getValue()));
-      }
-      for (TaskInfo t : tasks.values()) {
-        String id = t.getTaskId().getValue();
-        if (!queued.contains(id) && !updated.contains(id) && !unacknowledgedTasks.contains(id)) {
-          lost.add(t);
-        }
-      }
-      lost.forEach(t -> tasks.remove(t.getTaskId().getValue()));
+      lost = tasks.removeLost(unacknowledgedTasks);
       opened.send(
           Event.newBuilder()
               .setType(Event.Type.SUBSCRIBED)
@@ -326,9 +283,8 @@ final class ExecutorProcess {
                       .setAgentInfo(agent)
                       .setContainerId(ContainerID.newBuilder().setValue(containerId)))
               .build());
-      queue.forEach(opened::send);
-      queue.clear();
-      idle = !everHadTask;
+      tasks.drainQueue().forEach(opened::send);
+      idle = !tasks.everHadTask();
       if (heartbeat != null) {
         heartbeat.cancel(false);
       }
@@ -388,18 +344,9 @@ final class ExecutorProcess {
    * or it ended.
    */
   void updated(TaskStatus status) {
-    String id = status.getTaskId().getValue();
     boolean changed;
     synchronized (this) {
-      if (!tasks.containsKey(id)) {
-        return;
-      }
-      changed = updated.add(id);
-      if (Statuses.isTerminal(status.getState())) {
-        tasks.remove(id);
-        updated.remove(id);
-        changed = true;
-      }
+      changed = tasks.updated(status);
     }
     if (changed) {
       checkpoint();
@@ -434,21 +381,13 @@ final class ExecutorProcess {
    * as one) and reported TASK_KILLED; a delivered one is the executor's to kill (KILL event).
    */
   void kill(TaskID task, Optional<KillPolicy> policy) {
-    List<TaskInfo> dropped = new ArrayList<>();
+    List<TaskInfo> dropped;
     synchronized (this) {
       String id = task.getValue();
-      if (!tasks.containsKey(id)) {
+      if (!tasks.has(id)) {
         return;
       }
-      for (var it = queue.iterator(); it.hasNext(); ) {
-        Event e = it.next();
-        List<TaskInfo> launched = launchedBy(e);
-        if (launched.stream().anyMatch(t -> t.getTaskId().getValue().equals(id))) {
-          it.remove();
-          dropped.addAll(launched);
-        }
-      }
-      dropped.forEach(t -> tasks.remove(t.getTaskId().getValue()));
+      dropped = tasks.dropUndelivered(id);
       if (dropped.isEmpty()) {
         if (stream == null) {
           log.info(
@@ -529,12 +468,12 @@ final class ExecutorProcess {
 
   /** SIGKILL to the executor's tree; its exit then reports what is left of its tasks. */
   private void destroy() {
-    ProcessTree process;
+    ProcessKiller k;
     synchronized (this) {
-      process = tree;
+      k = killer;
     }
-    if (process != null) {
-      process.kill();
+    if (k != null) {
+      k.kill();
     } else {
       exited();
     }
@@ -544,7 +483,7 @@ final class ExecutorProcess {
     List<TaskInfo> orphaned;
     Ending why;
     EventStream open;
-    ProcessTree process;
+    ProcessKiller k;
     synchronized (this) {
       if (state == State.TERMINATED) {
         return;
@@ -557,15 +496,13 @@ final class ExecutorProcess {
           timer.cancel(false);
         }
       }
-      orphaned = List.copyOf(tasks.values());
-      tasks.clear();
-      queue.clear();
+      orphaned = tasks.clear();
       open = stream;
       stream = null;
-      process = tree;
+      k = killer;
     }
-    if (process != null) {
-      process.kill(); // whatever the executor left behind
+    if (k != null) {
+      k.kill(); // whatever the executor left behind
     }
     if (open != null) {
       open.close();
@@ -605,9 +542,7 @@ final class ExecutorProcess {
     List<TaskInfo> all;
     synchronized (this) {
       this.state = State.TERMINATED;
-      all = List.copyOf(tasks.values());
-      tasks.clear();
-      queue.clear();
+      all = tasks.clear();
     }
     for (TaskInfo t : all) {
       report(agentStatus(t.getTaskId(), state).setReason(reason).setMessage(message));
@@ -628,8 +563,8 @@ final class ExecutorProcess {
               framework,
               agent,
               Optional.of(info),
-              List.copyOf(tasks.values()),
-              Set.copyOf(updated),
+              tasks.all(),
+              tasks.reported(),
               tree.pid(),
               tree.startTime(),
               sandbox.dir(),
@@ -648,12 +583,6 @@ final class ExecutorProcess {
     return info.hasShutdownGracePeriod()
         ? Duration.ofNanos(Math.max(0, info.getShutdownGracePeriod().getNanoseconds()))
         : services.settings().executorShutdownGrace();
-  }
-
-  private static List<TaskInfo> launchedBy(Event e) {
-    return e.getType() == Event.Type.LAUNCH_GROUP
-        ? e.getLaunchGroup().getTaskGroup().getTasksList()
-        : List.of(e.getLaunch().getTask());
   }
 
   private static void sendIfOpen(EventStream s, Event event) {

@@ -2,6 +2,7 @@ package io.acceld.mesos.scheduler;
 
 import io.acceld.proto.mesos.v1.FrameworkID;
 import io.acceld.proto.mesos.v1.FrameworkInfo;
+import io.acceld.proto.mesos.v1.scheduler.Event;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.LinkedHashSet;
@@ -54,6 +55,11 @@ final class Framework {
   boolean filtered(Quantities candidate, Instant now) {
     filters.removeIf(f -> !now.isBefore(f.until()));
     return filters.stream().anyMatch(f -> f.holdsBack(candidate, now));
+  }
+
+  /** Sends {@code event} down its subscription; dropped while it is disconnected. */
+  void send(Event event) {
+    subscription.ifPresent(s -> s.send(event));
   }
 
   String name() {

@@ -4,17 +4,27 @@
  *
  * <h2>How it is split</h2>
  *
+ * <p>{@code MesosMaster} is a façade: it routes each call to the part that does its job. The parts
+ * share one lock, which the master makes and hands to each (see its class comment).
+ *
  * <ul>
- *   <li>{@code Framework}, {@code Subscription}, {@code Heartbeats}: who is subscribed on which
- *       stream, SUBSCRIBED then an immediate HEARTBEAT then one per interval, failover.
- *   <li>{@code OfferBook}, {@code OfferFactory}, {@code DeviceResources}, {@code NodeAttributes},
- *       {@code NodeResources}, {@code Reserve}, {@code DeclineFilter}: what is offered. Devices
- *       come from the ledger's {@link io.acceld.ledger.Availability} only (so a device a pod holds,
- *       or any replica of it, is never offered); NVIDIA GPUs as {@code gpus}, other accelerators
- *       under their resource names; CPUs, memory and disk from {@code /proc} minus {@code
+ *   <li>{@code FrameworkRegistry}, over {@code FrameworkTable}, {@code Framework}, {@code
+ *       Subscription}, {@code Heartbeats}: who is subscribed on which stream, SUBSCRIBED then an
+ *       immediate HEARTBEAT then one per interval, failover, TEARDOWN, UPDATE_FRAMEWORK.
+ *   <li>{@code OfferDesk}, over {@code OfferBook}, {@code OfferCandidate}, {@code OfferFactory},
+ *       {@code DeviceResources}, {@code NodeAttributes}, {@code NodeResources}, {@code Reserve},
+ *       {@code DeclineFilter}: what is offered, to whom, and when it is rescinded. Devices come
+ *       from the ledger's {@link io.acceld.ledger.Availability} only (so a device a pod holds, or
+ *       any replica of it, is never offered); NVIDIA GPUs as {@code gpus}, other accelerators under
+ *       their resource names; CPUs, memory and disk from {@code /proc} minus {@code
  *       --mesos-reserve} and what live tasks use. One framework at a time gets everything free, as
  *       Mesos's allocator does with one agent.
- *   <li>{@code CallValidation}, {@code AcceptValidator}, {@code Roles}, {@code Reconciliation}:
+ *   <li>{@code AcceptPath}: ACCEPT, step by step: the offers taken into an {@code OfferPool}, each
+ *       operation validated ({@code AcceptValidator}), its devices chosen ({@code DeviceChoice})
+ *       and leased ({@code OperationLease}), then {@code LaunchAfterLease}; tasks between lease and
+ *       task book are {@code LaunchesInFlight}.
+ *   <li>{@code TaskCalls}: KILL and RECONCILE.
+ *   <li>{@code CallValidation}, {@code Roles}, {@code Reconciliation}, {@code MasterStatuses}:
  *       Mesos's rules and texts.
  *   <li>{@code MasterState}: {@code GET /state}.
  * </ul>

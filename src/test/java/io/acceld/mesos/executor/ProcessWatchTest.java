@@ -1,0 +1,69 @@
+package io.acceld.mesos.executor;
+
+import static io.acceld.mesos.executor.MesosFixtures.shell;
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.acceld.testing.ProcessCleanup;
+import io.acceld.util.NamedThreads;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.Optional;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/** The one place a container's exit is observed, and how it ended is read. */
+class ProcessWatchTest {
+  @TempDir Path sandboxes;
+  final ExecutorService work = Executors.newSingleThreadExecutor(new NamedThreads("watch-test"));
+
+  @AfterEach
+  void cleanUp() {
+    work.shutdownNow();
+    ProcessCleanup.killEverythingStarted();
+  }
+
+  @Test
+  void anExitIsReportedOnTheContainersThreadsWithTheCommandsStatus() throws Exception {
+    ProcessStarter.Started started =
+        ProcessStarterTest.starter(sandboxes)
+            .start("c-1", shell("exit 3"), box -> ProcessStarterTest.path());
+    CompletableFuture<ProcessWatch.Exit> exit = new CompletableFuture<>();
+    CompletableFuture<String> thread = new CompletableFuture<>();
+
+    new ProcessWatch(work)
+        .watch(
+            started.tree(),
+            started.sandbox(),
+            e -> {
+              thread.complete(Thread.currentThread().getName());
+              exit.complete(e);
+            });
+    started.release();
+
+    ProcessWatch.Exit ended = exit.get(10, TimeUnit.SECONDS);
+    assertThat(thread.get()).startsWith("watch-test");
+    assertThat(ended.sandbox()).isEqualTo(started.sandbox());
+    assertThat(ended.leaderExit()).contains(3);
+    assertThat(ended.describe().succeeded()).isFalse();
+    assertThat(ended.describe().message(ended.leaderExit()))
+        .isEqualTo("Command exited with status 3");
+  }
+
+  @Test
+  void anExitWhileTheAgentWasDownIsReadFromTheRecordedStatusAlone() throws Exception {
+    Sandbox box = Sandbox.create(sandboxes, "c-2");
+    Files.writeString(box.exitStatusFile(), "0\n");
+
+    ProcessWatch.Exit ended = ProcessWatch.whileAgentWasDown(box);
+
+    assertThat(ended.leaderExit()).isEqualTo(Optional.empty());
+    assertThat(ended.describe().succeeded()).isTrue();
+    assertThat(ended.describe().message(ended.leaderExit()))
+        .isEqualTo("Command exited with status 0");
+  }
+}
