@@ -197,6 +197,26 @@ class MesosCustomExecutorIT {
         && devices.stream().allMatch(d -> d.healthy() != ids.contains(d.id()));
   }
 
+  /**
+   * The one GPU the ledger leased to {@code task}. A custom executor's environment names the GPUs
+   * of the task it was launched for, as in Mesos, so a later task of the same executor is found by
+   * its lease: reading its GPU from the executor's environment passed only when the allocator
+   * happened to give it the first task's GPU again (and failed on a busy machine, where the
+   * ACCEPT's 5 s filter had expired and the offer was a different one).
+   */
+  private static String leasedTo(AgentDaemon daemon, String task) {
+    List<String> gpus =
+        daemon.ledger().current().leases().stream()
+            .filter(
+                l ->
+                    l.holder() instanceof io.acceld.ledger.Holder.MesosTask t
+                        && t.taskId().equals(task))
+            .map(l -> l.deviceId())
+            .toList();
+    assertThat(gpus).as("the GPUs leased to %s", task).hasSize(1);
+    return gpus.get(0);
+  }
+
   /** The one GPU a task's environment names, which the kubelet must see taken. */
   private static String gpuOf(Path envFile) throws Exception {
     Map<String, String> env = envFile(envFile);
@@ -263,7 +283,8 @@ class MesosCustomExecutorIT {
               offer,
               List.of(task("killed", offer.getAgentId(), executor, killedEnv, true))));
       fw.expect("killed", TaskState.TASK_RUNNING);
-      String killedGpu = gpuOf(killedEnv);
+      gpuOf(killedEnv);
+      String killedGpu = leasedTo(daemon, "killed");
       kubelet.awaitDevices(GPU, d -> held(d, Set.of(killedGpu)), WAIT);
       assertThat(fw.call(kill(fw.id(), "killed")).status()).isEqualTo(202);
       fw.expect("killed", TaskState.TASK_KILLED);
@@ -276,7 +297,8 @@ class MesosCustomExecutorIT {
           accept(
               fw.id(), offer, List.of(task("shut", offer.getAgentId(), executor, shutEnv, true))));
       fw.expect("shut", TaskState.TASK_RUNNING);
-      String shutGpu = gpuOf(shutEnv);
+      gpuOf(shutEnv);
+      String shutGpu = leasedTo(daemon, "shut");
       kubelet.awaitDevices(GPU, d -> held(d, Set.of(shutGpu)), WAIT);
       MesosResponse shutdown =
           fw.call(
