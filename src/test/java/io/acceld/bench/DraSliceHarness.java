@@ -1,7 +1,6 @@
 package io.acceld.bench;
 
 import io.acceld.dra.apiserver.DraApiSettings;
-import io.acceld.dra.apiserver.KubeConfigLoader;
 import io.acceld.dra.apiserver.SlicePublisher;
 import io.acceld.inventory.Device;
 import io.acceld.inventory.Health;
@@ -9,6 +8,7 @@ import io.acceld.inventory.Inventory;
 import io.acceld.inventory.InventoryStore;
 import io.acceld.inventory.NodeInfo;
 import io.acceld.inventory.Topology;
+import io.acceld.kube.KubeConfigLoader;
 import io.acceld.ledger.DeviceLedger;
 import io.acceld.testing.TestDevices;
 import io.acceld.testing.kube.KubeApiDouble;

@@ -3,6 +3,8 @@ package io.acceld.dra.apiserver;
 import com.fasterxml.jackson.databind.JsonNode;
 import io.acceld.dra.AllocatedClaim;
 import io.acceld.dra.ClaimSource;
+import io.acceld.kube.ApiException;
+import io.acceld.kube.KubeApi;
 import io.acceld.util.ClientText;
 import java.util.ArrayList;
 import java.util.List;

@@ -1,5 +1,6 @@
 package io.acceld.dra.apiserver;
 
+import io.acceld.kube.ApiException;
 import io.micrometer.core.instrument.FunctionCounter;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.binder.MeterBinder;

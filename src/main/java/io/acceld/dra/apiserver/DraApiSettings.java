@@ -1,6 +1,8 @@
 package io.acceld.dra.apiserver;
 
 import io.acceld.config.ConfigException;
+import io.acceld.kube.KubeConfig;
+import io.acceld.kube.KubeConfigLoader;
 import io.acceld.util.ClientText;
 import java.time.Duration;
 import java.util.Map;

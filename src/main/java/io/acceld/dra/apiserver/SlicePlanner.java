@@ -2,6 +2,7 @@ package io.acceld.dra.apiserver;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
+import io.acceld.kube.KubeApi;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.util.ArrayList;

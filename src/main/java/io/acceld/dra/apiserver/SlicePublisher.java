@@ -3,6 +3,8 @@ package io.acceld.dra.apiserver;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.acceld.dra.ClaimSource;
+import io.acceld.kube.ApiException;
+import io.acceld.kube.KubeApi;
 import io.acceld.ledger.DeviceLedger;
 import io.acceld.util.Backoff;
 import io.acceld.util.GuardedBy;

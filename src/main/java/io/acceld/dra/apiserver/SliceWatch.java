@@ -1,6 +1,8 @@
 package io.acceld.dra.apiserver;
 
 import com.fasterxml.jackson.databind.JsonNode;
+import io.acceld.kube.ApiException;
+import io.acceld.kube.KubeApi;
 import io.acceld.util.Backoff;
 import io.acceld.util.ClientText;
 import io.acceld.util.GuardedBy;

@@ -5,6 +5,9 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.acceld.dra.AllocatedClaim;
 import io.acceld.dra.ClaimSource.ClaimLookupException;
+import io.acceld.kube.ApiException;
+import io.acceld.kube.KubeApi;
+import io.acceld.kube.KubeConfigLoader;
 import io.acceld.testing.kube.KubeApiDouble;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;

@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.acceld.inventory.NodeInfo;
+import io.acceld.kube.KubeApi;
 import io.acceld.testing.TestDevices;
 import java.util.ArrayList;
 import java.util.List;

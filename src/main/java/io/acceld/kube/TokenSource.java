@@ -1,4 +1,4 @@
-package io.acceld.dra.apiserver;
+package io.acceld.kube;
 
 import io.acceld.util.GuardedBy;
 import java.io.IOException;

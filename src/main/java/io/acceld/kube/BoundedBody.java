@@ -1,4 +1,4 @@
-package io.acceld.dra.apiserver;
+package io.acceld.kube;
 
 import java.io.ByteArrayOutputStream;
 import java.net.http.HttpResponse;

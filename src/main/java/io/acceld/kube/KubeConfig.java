@@ -1,4 +1,4 @@
-package io.acceld.dra.apiserver;
+package io.acceld.kube;
 
 import java.net.URI;
 import java.security.PrivateKey;

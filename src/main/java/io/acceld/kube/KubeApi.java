@@ -1,4 +1,4 @@
-package io.acceld.dra.apiserver;
+package io.acceld.kube;
 
 import com.fasterxml.jackson.core.JsonProcessingException;
 import com.fasterxml.jackson.databind.JsonNode;
@@ -36,9 +36,10 @@ public final class KubeApi implements AutoCloseable {
   public static final int MAX_BODY = 4 << 20;
 
   /** How much of the server's own error message is quoted. */
-  static final int MAX_MESSAGE = 300;
+  public static final int MAX_MESSAGE = 300;
 
-  static final ObjectMapper JSON = new ObjectMapper();
+  /** The one mapper for the API objects read and written (thread-safe once configured). */
+  public static final ObjectMapper JSON = new ObjectMapper();
 
   private final KubeConfig config;
   private final Duration timeout;
@@ -259,7 +260,7 @@ public final class KubeApi implements AutoCloseable {
   }
 
   /** A status that is not a success, with the server's {@code Status.message} if it sent one. */
-  static ApiException failure(String verb, String path, int status, byte[] body) {
+  public static ApiException failure(String verb, String path, int status, byte[] body) {
     String message = "";
     try {
       JsonNode answer = JSON.readTree(body);

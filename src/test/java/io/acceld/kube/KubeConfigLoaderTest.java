@@ -1,4 +1,4 @@
-package io.acceld.dra.apiserver;
+package io.acceld.kube;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
@@ -7,6 +7,7 @@ import com.sun.net.httpserver.HttpsConfigurator;
 import com.sun.net.httpserver.HttpsParameters;
 import com.sun.net.httpserver.HttpsServer;
 import io.acceld.config.ConfigException;
+import io.acceld.dra.apiserver.DraApiSettings;
 import io.acceld.testing.SelfSignedCertificate;
 import io.acceld.util.Pem;
 import java.net.InetAddress;

@@ -1,4 +1,4 @@
-package io.acceld.dra.apiserver;
+package io.acceld.kube;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
