@@ -14,6 +14,7 @@ import io.acceld.kubelet.KubeletPublisher;
 import io.acceld.kubelet.PluginEvents;
 import io.acceld.kubelet.podresources.PodResourcesPoller;
 import io.acceld.labels.LabelInputs;
+import io.acceld.labels.NodeFeatureSink;
 import io.acceld.labels.NodeLabels;
 import io.acceld.labels.NodeLabelsPublisher;
 import io.acceld.ledger.DeviceLedger;
@@ -150,6 +151,7 @@ public final class AgentDaemon implements AutoCloseable {
     nodeLabels =
         NodeLabelsPublisher.start(
             config.get(Settings.NODE_LABELS_FILE),
+            nodeFeatureSink(config, hostname),
             store,
             inventory ->
                 NodeLabels.of(
@@ -254,6 +256,17 @@ public final class AgentDaemon implements AutoCloseable {
       return Optional.empty();
     }
     return Optional.of(keep(DraPublisher.start(config, nodeName, ledger, store, registry, clock)));
+  }
+
+  /** The NodeFeature output of the node labels, with {@code --node-labels-api}. */
+  private Optional<NodeFeatureSink> nodeFeatureSink(AgentConfig config, String nodeName) {
+    if (!config.get(Settings.NODE_LABELS_API)) {
+      return Optional.empty();
+    }
+    return Optional.of(
+        keep(
+            NodeFeatureSink.connect(
+                config.get(Settings.KUBECONFIG), config.environment(), nodeName)));
   }
 
   /** The DRA publisher, when it runs. */

@@ -384,6 +384,17 @@ public final class Settings {
           Parsers.optional(Parsers.path()),
           "/etc/kubernetes/node-feature-discovery/features.d/acceld");
 
+  public static final Setting<Boolean> NODE_LABELS_API =
+      new Setting<>(
+          "node-labels-api",
+          "BOOL",
+          "Also publish the node's labels as a Node Feature Discovery NodeFeature object"
+              + " (nfd.k8s-sigs.io/v1alpha1) named acceld-features-for-<node> in the agent's"
+              + " namespace ($POD_NAMESPACE), as GPU Feature Discovery does; the API server is"
+              + " reached as with --kubeconfig.",
+          Parsers.bool(),
+          "false");
+
   public static final Setting<Duration> CDI_CHECK_INTERVAL =
       new Setting<>(
           "cdi-check-interval",
@@ -481,6 +492,7 @@ public final class Settings {
           METRICS_TLS_KEY,
           CDI_CHECK_INTERVAL,
           NODE_LABELS_FILE,
+          NODE_LABELS_API,
           LOOP_STUCK_AFTER,
           SIMULATE_GPUS,
           SIMULATE_MIG,

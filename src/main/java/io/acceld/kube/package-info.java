@@ -4,8 +4,8 @@
  * over the JDK's HTTP client. Neutral: the DRA publisher's ResourceSlices and the node labels'
  * NodeFeature both go through it, and it knows nothing of either.
  *
- * <p>Chosen over fabric8's client (17 MiB of jars, 14 MiB of them new to the agent, for the
- * handful of objects used; see docs/dra.md), and loaded only when a feature that needs the API
- * server is on.
+ * <p>Chosen over fabric8's client (17 MiB of jars, 14 MiB of them new to the agent, for the handful
+ * of objects used; see docs/dra.md), and loaded only when a feature that needs the API server is
+ * on.
  */
 package io.acceld.kube;

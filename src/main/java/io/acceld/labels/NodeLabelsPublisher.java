@@ -46,7 +46,11 @@ public final class NodeLabelsPublisher implements AutoCloseable {
   /** How long after a failed write it is tried again, if no change comes first. */
   static final Duration RETRY = Duration.ofSeconds(10);
 
-  private final FeatureFileSync file;
+  /** How often the NodeFeature object is read again, in case someone changed or deleted it. */
+  static final Duration RECHECK = Duration.ofMinutes(10);
+
+  private final Optional<FeatureFileSync> file;
+  private final Optional<NodeFeatureSink> api;
   private final InventoryStore store;
   private final Function<Inventory, LabelSet> labels;
   private final InventoryStore.Listener listener = this::changed;
@@ -61,10 +65,16 @@ public final class NodeLabelsPublisher implements AutoCloseable {
   private final Set<String> warnedRejected = new HashSet<>();
   private List<String> lastDropped = List.of();
   private boolean failing;
+  private boolean apiFailing;
+  private final AtomicLong apiWrites = new AtomicLong();
 
   private NodeLabelsPublisher(
-      Path file, InventoryStore store, Function<Inventory, LabelSet> labels) {
-    this.file = new FeatureFileSync(file);
+      Optional<Path> file,
+      Optional<NodeFeatureSink> api,
+      InventoryStore store,
+      Function<Inventory, LabelSet> labels) {
+    this.file = file.map(FeatureFileSync::new);
+    this.api = api;
     this.store = store;
     this.labels = labels;
     // A retry waiting when the agent stops is dropped, not run after the stop.
@@ -83,32 +93,70 @@ public final class NodeLabelsPublisher implements AutoCloseable {
    */
   public static Optional<NodeLabelsPublisher> start(
       Optional<Path> file, InventoryStore store, Function<Inventory, LabelSet> labels) {
+    return start(file, Optional.empty(), store, labels);
+  }
+
+  /**
+   * As {@link #start(Optional, InventoryStore, Function)}, and with {@code api} present the same
+   * labels also go to the API server as a NodeFeature object ({@code --node-labels-api}); then it
+   * runs even without a feature file.
+   */
+  public static Optional<NodeLabelsPublisher> start(
+      Optional<Path> file,
+      Optional<NodeFeatureSink> api,
+      InventoryStore store,
+      Function<Inventory, LabelSet> labels) {
+    Optional<Path> usable = file;
+    String off;
     if (file.isEmpty()) {
-      log.info("Node labels are off (--node-labels-file is empty)");
-      return Optional.empty();
+      off = "(--node-labels-file is empty)";
+    } else {
+      Path directory = file.get().toAbsolutePath().getParent();
+      boolean exists = directory != null && Files.isDirectory(directory);
+      usable = exists ? file : Optional.empty();
+      off =
+          exists
+              ? ""
+              : ": "
+                  + directory
+                  + " does not exist (is Node Feature Discovery installed? set --node-labels-file"
+                  + " to its features.d directory, or restart once it exists)";
     }
-    Path directory = file.get().toAbsolutePath().getParent();
-    if (directory == null || !Files.isDirectory(directory)) {
-      log.info(
-          "Node labels are off: {} does not exist (is Node Feature Discovery installed? set"
-              + " --node-labels-file to its features.d directory, or restart once it exists)",
-          directory);
-      return Optional.empty();
+    if (usable.isEmpty()) {
+      if (api.isEmpty()) {
+        log.info("Node labels are off{}{}", off.startsWith(":") ? "" : " ", off);
+        return Optional.empty();
+      }
+      log.info("Node labels: no feature file{}{}", off.startsWith(":") ? "" : " ", off);
     }
-    NodeLabelsPublisher publisher = new NodeLabelsPublisher(file.get(), store, labels);
+    api.ifPresent(a -> log.info("Node labels: writing them to {} as well", a.describe()));
+    NodeLabelsPublisher publisher = new NodeLabelsPublisher(usable, api, store, labels);
     store.subscribe(publisher.listener);
     publisher.changed(store.current(), null);
+    if (api.isPresent()) {
+      // Writes follow changes; this catches an object someone changed or deleted meanwhile.
+      publisher.thread.scheduleWithFixedDelay(
+          () -> publisher.queue(Duration.ZERO),
+          RECHECK.toMillis(),
+          RECHECK.toMillis(),
+          TimeUnit.MILLISECONDS);
+    }
     return Optional.of(publisher);
   }
 
-  /** The feature file this publisher writes. */
-  public Path file() {
-    return file.file();
+  /** The feature file this publisher writes, if it writes one. */
+  public Optional<Path> file() {
+    return file.map(FeatureFileSync::file);
   }
 
   /** How many times the file has been written since start. */
   public long writes() {
-    return file.writes();
+    return file.map(FeatureFileSync::writes).orElse(0L);
+  }
+
+  /** How many times the NodeFeature object has been created or updated since start. */
+  public long apiWrites() {
+    return apiWrites.get();
   }
 
   /**
@@ -150,9 +198,21 @@ public final class NodeLabelsPublisher implements AutoCloseable {
       // strip the node's labels until the next successful scan.
       return;
     }
+    LabelSet set;
     try {
-      LabelSet set = labels.apply(inventory);
-      reportRejected(set.rejected());
+      set = labels.apply(inventory);
+    } catch (RuntimeException e) {
+      failures.warn("Node labels: cannot compute them ({}); retrying in {}s", e, RETRY.toSeconds());
+      queue(RETRY);
+      return;
+    }
+    reportRejected(set.rejected());
+    file.ifPresent(f -> syncFile(f, set));
+    api.ifPresent(a -> syncApi(a, set));
+  }
+
+  private void syncFile(FeatureFileSync file, LabelSet set) {
+    try {
       FeatureFile.Rendered rendered = FeatureFile.render(set);
       reportDropped(rendered.dropped(), set.labels().size());
       if (file.sync(rendered.content())) {
@@ -171,6 +231,27 @@ public final class NodeLabelsPublisher implements AutoCloseable {
           "Node labels: cannot write {} ({}); retrying in {}s",
           file.file(),
           e.toString(),
+          RETRY.toSeconds());
+      queue(RETRY);
+    }
+  }
+
+  private void syncApi(NodeFeatureSink api, LabelSet set) {
+    try {
+      if (api.sync(set.labels())) {
+        apiWrites.incrementAndGet();
+        log.info("Node labels: wrote {} label(s) to {}", set.labels().size(), api.describe());
+      }
+      if (apiFailing) {
+        apiFailing = false;
+        log.info("Node labels: {} is written again", api.describe());
+      }
+    } catch (Exception e) { // ApiException, named here only: loading it is the API's business
+      apiFailing = true;
+      failures.warn(
+          "Node labels: cannot write {} ({}); retrying in {}s",
+          api.describe(),
+          e.getMessage(),
           RETRY.toSeconds());
       queue(RETRY);
     }

@@ -278,6 +278,37 @@ class HelmChartTest {
   }
 
   @Test
+  void nodeLabelsApiGetsAServiceAccountAndARoleForNodeFeaturesInItsNamespaceOnly()
+      throws Exception {
+    Path values = dir.resolve("values.yaml");
+    Files.writeString(values, "config: {node-labels-api: true}\n");
+    List<JsonNode> objects =
+        Manifests.parse(
+            chart()
+                .template()
+                .withName("acceld")
+                .withNamespace("gpus")
+                .withValuesFile(values)
+                .call());
+    assertThat(objects)
+        .extracting(o -> o.path("kind").asText())
+        .containsExactlyInAnyOrder(
+            "ConfigMap", "DaemonSet", "Service", "ServiceAccount", "Role", "RoleBinding");
+    JsonNode role = Manifests.only(objects, "Role");
+    assertThat(role.path("metadata").path("namespace").asText()).isEqualTo("gpus");
+    assertThat(role.path("rules")).hasSize(1);
+    assertThat(role.path("rules").get(0).path("apiGroups").get(0).asText())
+        .isEqualTo("nfd.k8s-sigs.io");
+    assertThat(role.path("rules").get(0).path("resources").get(0).asText())
+        .isEqualTo("nodefeatures");
+    JsonNode pod = Manifests.only(objects, "DaemonSet").path("spec").path("template").path("spec");
+    assertThat(pod.path("serviceAccountName").asText()).isEqualTo("acceld");
+    assertThat(pod.path("containers").get(0).path("env").toString())
+        .contains("POD_NAMESPACE")
+        .contains("metadata.namespace");
+  }
+
+  @Test
   void draDriverWithoutDraEnabledIsRefused() throws Exception {
     Path values = dir.resolve("values.yaml");
     Files.writeString(values, "config: {dra-driver: gpu.acceld.io}\n");

@@ -53,6 +53,7 @@ public final class KubeApiDouble implements AutoCloseable {
   private static final String SLICES = "/apis/resource.k8s.io/v1/resourceslices";
   private static final String CLAIMS_PREFIX = "/apis/resource.k8s.io/v1/namespaces/";
   private static final String NODES = "/api/v1/nodes/";
+  private static final String NODE_FEATURES_PREFIX = "/apis/nfd.k8s-sigs.io/v1alpha1/namespaces/";
   private static final String NAME_CHARS = "bcdfghjklmnpqrstvwxz2456789";
 
   /** One change, as a watch sends it. */
@@ -89,6 +90,9 @@ public final class KubeApiDouble implements AutoCloseable {
 
   @GuardedBy("this")
   private final Map<String, byte[]> claims = new LinkedHashMap<>();
+
+  /** NFD NodeFeature objects by {@code namespace/name}. */
+  private final Map<String, ObjectNode> nodeFeatures = new TreeMap<>();
 
   @GuardedBy("this")
   private final Map<String, Long> counts = new TreeMap<>();
@@ -362,6 +366,10 @@ public final class KubeApiDouble implements AutoCloseable {
       exchange.getResponseHeaders().set("Content-Type", "application/json");
       exchange.sendResponseHeaders(200, claim.length);
       exchange.getResponseBody().write(claim);
+      return;
+    }
+    if (path.startsWith(NODE_FEATURES_PREFIX) && path.contains("/nodefeatures")) {
+      nodeFeature(exchange, verb, path, body);
       return;
     }
     if (!path.startsWith(SLICES)) {
@@ -664,6 +672,71 @@ public final class KubeApiDouble implements AutoCloseable {
 
   private static void notFound(HttpExchange exchange, String name) throws IOException {
     status(exchange, 404, "NotFound", "resourceslices.resource.k8s.io \"" + name + "\" not found");
+  }
+
+  /** The NodeFeature objects stored, by {@code namespace/name}. */
+  public synchronized Map<String, JsonNode> nodeFeatures() {
+    return Map.copyOf(nodeFeatures);
+  }
+
+  /** Deletes every NodeFeature, as an operator's cleanup would. */
+  public synchronized void deleteNodeFeatures() {
+    nodeFeatures.clear();
+  }
+
+  /** GET, POST (create), PUT (update with a resourceVersion check) and DELETE of NodeFeatures. */
+  private void nodeFeature(HttpExchange exchange, String verb, String path, byte[] body)
+      throws IOException {
+    String[] parts = path.substring(NODE_FEATURES_PREFIX.length()).split("/");
+    String namespace = decode(parts[0]);
+    String name = parts.length > 2 ? decode(parts[2]) : "";
+    ObjectNode stored;
+    synchronized (this) {
+      stored = nodeFeatures.get(namespace + "/" + name);
+    }
+    switch (verb) {
+      case "get", "delete" -> {
+        if (stored == null) {
+          status(exchange, 404, "NotFound", "nodefeatures \"" + name + "\" not found");
+        } else if (verb.equals("get")) {
+          json(exchange, 200, stored);
+        } else {
+          synchronized (this) {
+            nodeFeatures.remove(namespace + "/" + name);
+          }
+          json(exchange, 200, stored);
+        }
+      }
+      case "create", "update" -> {
+        ObjectNode object = (ObjectNode) JSON.readTree(body);
+        String objectName = object.path("metadata").path("name").asText("");
+        String key = namespace + "/" + objectName;
+        synchronized (this) {
+          ObjectNode existing = nodeFeatures.get(key);
+          if (verb.equals("create") && existing != null) {
+            status(exchange, 409, "AlreadyExists", "nodefeatures \"" + objectName + "\" exists");
+            return;
+          }
+          if (verb.equals("update")) {
+            if (existing == null) {
+              status(exchange, 404, "NotFound", "nodefeatures \"" + objectName + "\" not found");
+              return;
+            }
+            String sent = object.path("metadata").path("resourceVersion").asText("");
+            if (!sent.equals(existing.path("metadata").path("resourceVersion").asText())) {
+              status(exchange, 409, "Conflict", "the object has been modified");
+              return;
+            }
+          }
+          ((ObjectNode) object.path("metadata"))
+              .put("namespace", namespace)
+              .put("resourceVersion", Long.toString(++resourceVersion));
+          nodeFeatures.put(key, object);
+        }
+        json(exchange, verb.equals("create") ? 201 : 200, object);
+      }
+      default -> status(exchange, 405, "MethodNotAllowed", verb + " is not served here");
+    }
   }
 
   private static void status(HttpExchange exchange, int code, String reason, String message)
