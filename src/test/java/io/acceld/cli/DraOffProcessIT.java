@@ -11,6 +11,7 @@ import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Optional;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -29,7 +30,11 @@ class DraOffProcessIT {
   /** What one run of the agent left: the classes it loaded, its threads while serving. */
   private record Run(List<String> draClasses, List<String> draThreads, int agentClasses) {}
 
-  private Run run(String name, List<String> more) throws Exception {
+  /**
+   * Runs the agent until it serves the kubelet double eight GPUs and, when {@code alsoAwait} is
+   * given, that file exists (DRA starts after the device plugin), then stops it.
+   */
+  private Run run(String name, List<String> more, Optional<Path> alsoAwait) throws Exception {
     Path work = Files.createDirectories(dir.resolve(name));
     Path classLog = work.resolve("classes.log");
     List<String> threads;
@@ -56,6 +61,24 @@ class DraOffProcessIT {
       try {
         kubelet.awaitRegistered(GPU, WAIT);
         kubelet.awaitDevices(GPU, l -> l.size() == 8, WAIT);
+        // The metrics server listens after every publisher started (DRA after the device plugin):
+        // its log line says the agent's start-up is over, so a DRA that would start is running.
+        kubelet.awaitCondition(
+            "the agent's start-up is over",
+            () -> {
+              try {
+                return (Files.readString(work.resolve("out.txt"), StandardCharsets.UTF_8)
+                        + Files.readString(work.resolve("err.txt"), StandardCharsets.UTF_8))
+                    .contains("Serving /metrics");
+              } catch (java.io.IOException e) {
+                return false;
+              }
+            },
+            WAIT);
+        if (alsoAwait.isPresent()) {
+          kubelet.awaitCondition(
+              alsoAwait.get() + " exists", () -> Files.exists(alsoAwait.get()), WAIT);
+        }
         threads = threadsOf(p.pid());
       } finally {
         p.destroy();
@@ -91,7 +114,7 @@ class DraOffProcessIT {
 
   @Test
   void withoutDraDriverNoDraClassLoadsAndNoDraThreadRuns() throws Exception {
-    Run off = run("off", List.of());
+    Run off = run("off", List.of(), Optional.empty());
     assertThat(off.agentClasses()).as("the class-loading log works").isEqualTo(1);
     assertThat(off.draClasses()).isEmpty();
     assertThat(off.draThreads()).isEmpty();
@@ -112,7 +135,8 @@ class DraOffProcessIT {
                   "--kubelet-plugins-dir",
                   dir.resolve("on/kubelet/plugins").toString(),
                   "--plugins-registry-dir",
-                  dir.resolve("on/kubelet/plugins_registry").toString()));
+                  dir.resolve("on/kubelet/plugins_registry").toString()),
+              Optional.of(dir.resolve("on/kubelet/plugins_registry/gpu.acceld.io-reg.sock")));
       assertThat(on.draClasses()).anyMatch(l -> l.contains("io.acceld.dra.DraPublisher"));
       assertThat(on.draThreads()).isNotEmpty();
     }
