@@ -167,8 +167,11 @@ public final class AgentDaemon implements AutoCloseable {
     }
     mesos = startMesos(config, hostname, pods, clock);
     mesos.ifPresent(bridge -> bridge.metrics().bindTo(metrics.registry()));
-    dra = startDra(config, hostname, store, metrics.registry(), clock);
     kubelet.start();
+    // After the device plugin: DRA's start (its classes, API client and gRPC server: ~2 s of a
+    // loaded 2-core node) delayed the device plugin's registration by as much. The ledger makes the
+    // order safe: each side sees the other's leases whenever it starts.
+    dra = startDra(config, hostname, store, metrics.registry(), clock);
     telemetry.ifPresent(GpuTelemetrySampler::start);
     pods.start();
     server =

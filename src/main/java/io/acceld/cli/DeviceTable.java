@@ -105,7 +105,8 @@ final class DeviceTable {
   }
 
   /**
-   * {@code pod ns/name/container}, {@code mesos framework/task}, {@code pending}, or {@code free}.
+   * {@code pod ns/name/container}, {@code mesos framework/task}, {@code dra_claim ns/name}, {@code
+   * pending}, or {@code free}.
    */
   private static String holder(Map<String, Object> d) {
     String kind = text(d.get("holderKind"));
@@ -113,6 +114,7 @@ final class DeviceTable {
     return switch (kind) {
       case "kubelet_pod" -> "pod " + name;
       case "mesos_task" -> "mesos " + name;
+      case "dra_claim" -> "dra_claim " + name;
       case "kubelet_pending" -> "pending";
       case "" -> "";
       default -> kind;

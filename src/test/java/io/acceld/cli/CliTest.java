@@ -153,6 +153,7 @@ class CliTest {
     Files.createDirectories(state);
     String first = node.gpus().get(0).pciAddress();
     String second = node.gpus().get(1).pciAddress();
+    String third = node.gpus().get(2).pciAddress();
     Instant since = Instant.parse("2026-12-01T10:00:00Z");
     new LeaseCheckpoint(state)
         .write(
@@ -168,7 +169,12 @@ class CliTest {
                         ReplicaId.whole(second),
                         new Holder.MesosTask("fw-1", "task-7"),
                         since,
-                        "offer"))));
+                        "offer"),
+                    new Lease(
+                        ReplicaId.whole(third),
+                        new Holder.DraClaim("ml", "train-gpus", "uid-7"),
+                        since,
+                        "NodePrepareResources"))));
 
     Run run =
         run(
@@ -197,6 +203,8 @@ class CliTest {
     // a whole-device lease holds every replica
     assertThat(byId.get(second + "::0").get("holder").asText()).isEqualTo("fw-1/task-7");
     assertThat(byId.get(second + "::1").get("holderKind").asText()).isEqualTo("mesos_task");
+    assertThat(byId.get(third + "::0").get("holderKind").asText()).isEqualTo("dra_claim");
+    assertThat(byId.get(third + "::0").get("holder").asText()).isEqualTo("ml/train-gpus");
 
     Run table =
         run(
@@ -213,6 +221,7 @@ class CliTest {
         .contains("HOLDER")
         .contains("pod ml/trainer-0/worker")
         .contains("mesos fw-1/task-7")
+        .contains("dra_claim ml/train-gpus")
         .contains("free");
   }
 

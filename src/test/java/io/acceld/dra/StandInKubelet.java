@@ -45,7 +45,7 @@ import java.util.stream.Stream;
  * v1beta1.DRAPlugin}), says it registered, and then calls the endpoint through either API version
  * (45 s deadlines, as the kubelet) and holds a NodeWatchResources stream.
  */
-final class StandInKubelet implements AutoCloseable {
+public final class StandInKubelet implements AutoCloseable {
   static final List<String> KNOWN = List.of("v1.DRAPlugin", "v1beta1.DRAPlugin");
   static final Duration DIAL = Duration.ofSeconds(10);
   static final Duration GET_INFO = Duration.ofSeconds(1);
@@ -57,15 +57,15 @@ final class StandInKubelet implements AutoCloseable {
   private final List<ManagedChannel> channels = new ArrayList<>();
   private final List<Context.CancellableContext> streams = new ArrayList<>();
 
-  StandInKubelet(Path registry) {
+  public StandInKubelet(Path registry) {
     this.registry = registry;
   }
 
   /** What registration found. */
-  record Registered(Path socket, PluginInfo info, String version, ManagedChannel endpoint) {}
+  public record Registered(Path socket, PluginInfo info, String version, ManagedChannel endpoint) {}
 
   /** Waits for a registration socket to appear (a watch, not a poll) and registers it. */
-  Registered register(Duration within) throws Exception {
+  public Registered register(Duration within) throws Exception {
     Path socket = awaitSocket(within);
     ManagedChannel reg = channel(socket);
     dial(reg, DIAL);
@@ -156,14 +156,14 @@ final class StandInKubelet implements AutoCloseable {
     return c;
   }
 
-  static NodePrepareResourcesResponse prepareV1(
+  public static NodePrepareResourcesResponse prepareV1(
       ManagedChannel endpoint, NodePrepareResourcesRequest request) {
     return DRAPluginGrpc.newBlockingStub(endpoint)
         .withDeadlineAfter(CALL.toMillis(), TimeUnit.MILLISECONDS)
         .nodePrepareResources(request);
   }
 
-  static NodeUnprepareResourcesResponse unprepareV1(
+  public static NodeUnprepareResourcesResponse unprepareV1(
       ManagedChannel endpoint, NodeUnprepareResourcesRequest request) {
     return DRAPluginGrpc.newBlockingStub(endpoint)
         .withDeadlineAfter(CALL.toMillis(), TimeUnit.MILLISECONDS)
@@ -185,8 +185,8 @@ final class StandInKubelet implements AutoCloseable {
   }
 
   /** A NodeWatchResources stream the kubelet holds open; every message lands in a queue. */
-  final class HealthStream {
-    final BlockingQueue<NodeWatchResourcesResponse> received = new LinkedBlockingQueue<>();
+  public final class HealthStream {
+    public final BlockingQueue<NodeWatchResourcesResponse> received = new LinkedBlockingQueue<>();
     final BlockingQueue<Throwable> ended = new LinkedBlockingQueue<>();
     private final Context.CancellableContext context;
 
@@ -217,8 +217,8 @@ final class StandInKubelet implements AutoCloseable {
     }
 
     /** The first message within {@code within} that {@code wanted} accepts. */
-    NodeWatchResourcesResponse await(Duration within, Predicate<NodeWatchResourcesResponse> wanted)
-        throws InterruptedException {
+    public NodeWatchResourcesResponse await(
+        Duration within, Predicate<NodeWatchResourcesResponse> wanted) throws InterruptedException {
       long deadline = System.nanoTime() + within.toNanos();
       while (true) {
         long left = deadline - System.nanoTime();
@@ -234,12 +234,12 @@ final class StandInKubelet implements AutoCloseable {
     }
 
     /** Hangs up, as the kubelet does when it stops watching. */
-    void cancel() {
+    public void cancel() {
       context.cancel(null);
     }
   }
 
-  HealthStream watchHealth(ManagedChannel endpoint) {
+  public HealthStream watchHealth(ManagedChannel endpoint) {
     return new HealthStream(endpoint);
   }
 
