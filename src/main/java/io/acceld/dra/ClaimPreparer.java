@@ -29,9 +29,10 @@ import org.slf4j.LoggerFactory;
  *   <li>read the claim ({@link ClaimSource}); it must have the UID the kubelet sent and an
  *       allocation;
  *   <li>take this driver's results; each must name this node's pool and a device it has ({@link
- *       DeviceNames}). A claim with no result of this driver answers no devices: the kubelet asks
- *       only about claims allocated from this driver, so none means the allocation has none here,
- *       and there is nothing to hold or inject;
+ *       DeviceNames}). A claim with no result of this driver is the claim's error: the kubelet asks
+ *       each driver only about claims with results of that driver, so such a claim is another
+ *       driver's, and answering it with no devices would start a container without the devices it
+ *       asked for;
  *   <li>lease each device whole in the ledger for {@link Holder.DraClaim}, and wait until the lease
  *       is in the checkpoint: the kubelet starts the container once we answer, and after a restart
  *       the lease must still be there (the kubelet does not prepare again);
@@ -159,7 +160,22 @@ final class ClaimPreparer {
           "ResourceClaim " + ref.describe() + ": " + String.join("; ", wrong));
     }
     if (devices.isEmpty()) {
-      return new PrepareOutcome.Prepared(List.of());
+      List<String> drivers =
+          claim.results().stream().map(AllocatedClaim.Result::driver).distinct().toList();
+      return failed(
+          PrepareFailure.NOT_THIS_DRIVER,
+          "ResourceClaim "
+              + ref.describe()
+              + " has no device allocated by driver "
+              + settings.driver()
+              + (drivers.isEmpty()
+                  ? " (its allocation has no results)"
+                  : " (its results are of "
+                      + drivers.stream()
+                          .limit(4)
+                          .map(ClientText::quote)
+                          .collect(java.util.stream.Collectors.joining(", "))
+                      + ")"));
     }
     Holder.DraClaim holder = new Holder.DraClaim(ref.namespace(), ref.name(), ref.uid());
     Set<ReplicaId> held = new LinkedHashSet<>();

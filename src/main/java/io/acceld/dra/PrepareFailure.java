@@ -12,6 +12,8 @@ public enum PrepareFailure {
   REPLACED,
   /** The claim has no allocation. */
   NOT_ALLOCATED,
+  /** The allocation has no device of this driver: another driver's claim. */
+  NOT_THIS_DRIVER,
   /** A result of this driver names another node's pool, or a device this node does not have. */
   NOT_ON_THIS_NODE,
   /** The ledger refused a device: held by another holder, Unhealthy or gone. */

@@ -518,10 +518,10 @@ class DraIT {
     assertThat(claims.get("uid-unknown").getError()).contains("ns/unknown").contains("not found");
     assertThat(claims.get("uid-old").getError()).contains("ns/replaced").contains("replaced");
     assertThat(claims.get("uid-pending").getError()).contains("ns/pending is not allocated");
-    // Another driver's results are not this driver's to prepare: nothing leased, no error (as
-    // the kubelet asks each driver about the claims it has results in).
-    assertThat(claims.get("uid-theirs").getError()).isEmpty();
-    assertThat(claims.get("uid-theirs").getDevicesList()).isEmpty();
+    // Another driver's claim: its own error, naming both drivers; nothing leased.
+    assertThat(claims.get("uid-theirs").getError())
+        .contains("ns/theirs has no device allocated by driver gpu.acceld.io")
+        .contains("other.example.com");
     assertThat(claims.get("uid-elsewhere").getError()).contains("\"node-b\"");
     Map<String, JsonNode> rows = holders();
     assertThat(rows.get(gpu(3).uuid()).get("holder").asText()).isEqualTo("ns/good");

@@ -424,8 +424,7 @@ class DraKubeletSideTest {
         .contains("not found");
     assertThat(answer.get("uid-old").getError()).contains("ns/replaced").contains("was replaced");
     assertThat(answer.get("uid-pending").getError()).contains("ns/pending is not allocated");
-    assertThat(answer.get("uid-other").getError()).isEmpty();
-    assertThat(answer.get("uid-other").getDevicesList()).isEmpty();
+    assertThat(answer.get("uid-other").getError()).contains("has no device allocated by driver");
     assertThat(answer.get("uid-pool").getError()).contains("\"node-b\"").contains("gpu-1");
     assertThat(answer.get("uid-nodev").getError())
         .contains("\"gpu-9\"")
