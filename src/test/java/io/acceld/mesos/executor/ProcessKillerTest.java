@@ -17,7 +17,16 @@ import org.junit.jupiter.api.io.TempDir;
 
 /** The one place a container's processes are killed: SIGTERM, then SIGKILL after the grace. */
 class ProcessKillerTest {
-  @TempDir Path sandboxes;
+  /** The bridge's directory: sandboxes/ and the agent's exits/ side by side, as in Containers. */
+  @TempDir Path state;
+
+  Path sandboxes;
+
+  @org.junit.jupiter.api.BeforeEach
+  void sandboxesUnderState() {
+    sandboxes = state.resolve("sandboxes");
+  }
+
   final ScheduledExecutorService work =
       Executors.newSingleThreadScheduledExecutor(new NamedThreads("killer-test"));
 

@@ -18,7 +18,15 @@ import org.junit.jupiter.api.io.TempDir;
 
 /** The one place a container's process is started: held at its gate until released. */
 class ProcessStarterTest {
-  @TempDir Path sandboxes;
+  /** The bridge's directory: sandboxes/ and the agent's exits/ side by side, as in Containers. */
+  @TempDir Path state;
+
+  Path sandboxes;
+
+  @org.junit.jupiter.api.BeforeEach
+  void sandboxesUnderState() {
+    sandboxes = state.resolve("sandboxes");
+  }
 
   @AfterEach
   void cleanUp() {
