@@ -45,7 +45,8 @@ class ProcessStarterTest {
   @Test
   void theCommandRunsOnlyOnceReleased() throws Exception {
     ProcessStarter.Started started =
-        starter(sandboxes).start("c-1", shell(": > ran"), box -> path());
+        starter(sandboxes)
+            .start("c-1", shell(": > ran"), box -> path(), MesosFixtures.unfenced("c"));
     Path ran = started.sandbox().dir().resolve("ran");
 
     Thread.sleep(200);
@@ -59,7 +60,8 @@ class ProcessStarterTest {
   @Test
   void anAbandonedStartRunsNothingAndLeavesNoProcess() throws Exception {
     ProcessStarter.Started started =
-        starter(sandboxes).start("c-2", shell(": > ran"), box -> path());
+        starter(sandboxes)
+            .start("c-2", shell(": > ran"), box -> path(), MesosFixtures.unfenced("c"));
 
     started.abandon();
 
@@ -78,7 +80,8 @@ class ProcessStarterTest {
                 box -> {
                   seen.set(box);
                   return Map.of("WHERE", box.dir().toString());
-                });
+                },
+                MesosFixtures.unfenced("c"));
     started.release();
 
     Path dir = started.sandbox().dir();
@@ -94,7 +97,13 @@ class ProcessStarterTest {
   @Test
   void aCommandWithoutValueIsRefusedNamingWhy() {
     assertThatThrownBy(
-            () -> starter(sandboxes).start("c-4", CommandInfo.getDefaultInstance(), b -> path()))
+            () ->
+                starter(sandboxes)
+                    .start(
+                        "c-4",
+                        CommandInfo.getDefaultInstance(),
+                        b -> path(),
+                        MesosFixtures.unfenced("c")))
         .isInstanceOf(IllegalArgumentException.class)
         .hasMessageContaining("'value'");
   }

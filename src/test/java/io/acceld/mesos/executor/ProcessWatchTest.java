@@ -40,7 +40,11 @@ class ProcessWatchTest {
   void anExitIsReportedOnTheContainersThreadsWithTheCommandsStatus() throws Exception {
     ProcessStarter.Started started =
         ProcessStarterTest.starter(sandboxes)
-            .start("c-1", shell("exit 3"), box -> ProcessStarterTest.path());
+            .start(
+                "c-1",
+                shell("exit 3"),
+                box -> ProcessStarterTest.path(),
+                MesosFixtures.unfenced("c"));
     CompletableFuture<ProcessWatch.Exit> exit = new CompletableFuture<>();
     CompletableFuture<String> thread = new CompletableFuture<>();
 
@@ -48,6 +52,7 @@ class ProcessWatchTest {
         .watch(
             started.tree(),
             started.sandbox(),
+            started.fence(),
             e -> {
               thread.complete(Thread.currentThread().getName());
               exit.complete(e);
@@ -68,7 +73,7 @@ class ProcessWatchTest {
     Sandbox box = Sandbox.create(sandboxes, "c-2");
     Files.writeString(box.exitStatusFile(), "0\n");
 
-    ProcessWatch.Exit ended = ProcessWatch.whileAgentWasDown(box);
+    ProcessWatch.Exit ended = ProcessWatch.whileAgentWasDown(box, MesosFixtures.unfenced("c"));
 
     assertThat(ended.leaderExit()).isEqualTo(Optional.empty());
     assertThat(ended.describe().succeeded()).isTrue();
@@ -85,9 +90,11 @@ class ProcessWatchTest {
                 "c-3",
                 // what a task owning its sandbox could do: plant a link where the status used to go
                 shell("ln -s " + target + " " + Sandbox.LEGACY_EXIT_STATUS + "; exit 4"),
-                box -> ProcessStarterTest.path());
+                box -> ProcessStarterTest.path(),
+                MesosFixtures.unfenced("c"));
     CompletableFuture<ProcessWatch.Exit> exit = new CompletableFuture<>();
-    new ProcessWatch(work).watch(started.tree(), started.sandbox(), exit::complete);
+    new ProcessWatch(work)
+        .watch(started.tree(), started.sandbox(), started.fence(), exit::complete);
     started.release();
 
     ProcessWatch.Exit ended = exit.get(10, TimeUnit.SECONDS);
