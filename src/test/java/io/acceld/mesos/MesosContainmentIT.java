@@ -267,4 +267,13 @@ class MesosContainmentIT {
         .containsExactly(TaskStatus.Reason.REASON_CONTAINER_LAUNCH_FAILED);
     nothingLeftUnderTheParent();
   }
+
+  @Test
+  void withoutCgroupsTheBridgeDoesNotStartAndTheKubeletSideServes() throws Exception {
+    Path none = Files.createDirectories(root.resolve("no-cgroups"));
+    start(Map.of("cgroup-root", none.toString()));
+
+    assertThat(daemon.mesos()).as("the Mesos bridge").isEmpty();
+    assertThat(kubelet.registrations()).isNotEmpty();
+  }
 }
