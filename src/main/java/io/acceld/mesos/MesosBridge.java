@@ -273,7 +273,7 @@ public final class MesosBridge implements AutoCloseable {
 
   /** The bridge's series, for the agent's registry. */
   public MesosMetrics metrics() {
-    return new MesosMetrics(master, book);
+    return new MesosMetrics(master, book, containers);
   }
 
   /**

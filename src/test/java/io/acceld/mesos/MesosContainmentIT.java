@@ -139,6 +139,17 @@ class MesosContainmentIT {
     }
   }
 
+  private String get(int port, String path) throws Exception {
+    return java.net.http.HttpClient.newHttpClient()
+        .send(
+            java.net.http.HttpRequest.newBuilder(
+                    java.net.URI.create("http://127.0.0.1:" + port + path))
+                .timeout(WAIT)
+                .build(),
+            java.net.http.HttpResponse.BodyHandlers.ofString())
+        .body();
+  }
+
   private static void nothingLeftUnderTheParent() {
     assertThat(CgroupLeftovers.under()).as("cgroups under acceld/mesos").isEmpty();
   }
@@ -198,6 +209,9 @@ class MesosContainmentIT {
 
     assertThat(failed.getReason()).isEqualTo(TaskStatus.Reason.REASON_CONTAINER_LIMITATION_MEMORY);
     assertThat(failed.getMessage()).contains("32 MiB");
+    assertThat(get(daemon.metricsServer().port(), "/metrics"))
+        .contains("acceld_mesos_tasks_limited_total{limit=\"memory\"} 1.0")
+        .contains("acceld_mesos_tasks_contained{isolation=\"devices,memory,cpu\"}");
     nothingLeftUnderTheParent();
   }
 
@@ -222,6 +236,17 @@ class MesosContainmentIT {
     Eventually.await("the child started", () -> read(out).contains("child="));
     long child = Long.parseLong(read(out).strip().replaceAll("(?s).*child=(\\d+).*", "$1"));
     assertThat(ProcessHandle.of(child).map(ProcessHandle::isAlive)).contains(true);
+    // /state shows its cgroups, user and limits
+    String container = running.getContainerStatus().getContainerId().getValue();
+    com.fasterxml.jackson.databind.JsonNode shown =
+        new com.fasterxml.jackson.databind.ObjectMapper()
+            .readTree(get(daemon.mesos().orElseThrow().port(), "/state"))
+            .get("containers")
+            .get(0);
+    assertThat(shown.get("container_id").asText()).isEqualTo(container);
+    assertThat(shown.get("cgroups").toString()).contains("acceld/mesos/" + container);
+    assertThat(shown.get("user").get("name").asText()).isEqualTo("nobody");
+    assertThat(shown.get("limits").get("memory_bytes").asLong()).isEqualTo(64L << 20);
 
     fw.call(kill(fw.id(), "stubborn"));
     fw.await("stubborn", TaskState.TASK_KILLED);

@@ -76,6 +76,11 @@ final class CommandTaskRunner {
     this.onEnd = onEnd;
   }
 
+  /** Its fence, once made. */
+  synchronized Optional<Fence> fence() {
+    return Optional.ofNullable(fence);
+  }
+
   TaskInfo task() {
     return task;
   }
@@ -253,6 +258,7 @@ final class CommandTaskRunner {
     k.destroy(); // anything the task left running dies with it, and its cgroup goes
     ExitDescription exit = ending.describe();
     if (memoryLimit.isPresent() && !killed) {
+      services.counters().memoryLimitHit(1);
       end(
           status(TaskState.TASK_FAILED)
               .setSource(TaskStatus.Source.SOURCE_AGENT)

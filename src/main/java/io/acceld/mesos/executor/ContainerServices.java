@@ -25,6 +25,7 @@ record ContainerServices(
     ProcessWatch watch,
     ExecutorEnvironment environment,
     ContainerFences fences,
+    ContainmentCounters counters,
     ContainerSettings settings) {
   private static final Logger log = LoggerFactory.getLogger(ContainerServices.class);
 

@@ -136,6 +136,7 @@ public final class Containers
             new ProcessWatch(work),
             environment,
             new ContainerFences(Containment.create(settings.containment())),
+            new ContainmentCounters(),
             settings);
     return new Containers(services, work, signals, sink);
   }
@@ -465,6 +466,41 @@ public final class Containers
   @Override
   public boolean recovering() {
     return sessions.recovering();
+  }
+
+  /** Each running container's containment, for {@code /state}. */
+  public List<io.acceld.mesos.containment.FenceDescription> fences() {
+    List<Optional<Fence>> fences = new ArrayList<>();
+    List<CommandTaskRunner> commands;
+    List<ExecutorProcess> executing;
+    synchronized (lock) {
+      commands = List.copyOf(commandTasks.values());
+      executing = List.copyOf(executors.values());
+    }
+    commands.forEach(c -> fences.add(c.fence()));
+    executing.forEach(e -> fences.add(e.fence()));
+    return fences.stream().flatMap(Optional::stream).map(Fence::describe).toList();
+  }
+
+  /** The running tasks (a custom executor's each count), for the series by isolation. */
+  public int runningTasks() {
+    List<ExecutorProcess> executing;
+    int commands;
+    synchronized (lock) {
+      executing = List.copyOf(executors.values());
+      commands = commandTasks.size();
+    }
+    return commands + executing.stream().mapToInt(ExecutorProcess::taskCount).sum();
+  }
+
+  /** How tasks are contained here: {@code --mesos-isolation}'s value, {@code none} when off. */
+  public String isolation() {
+    return io.acceld.config.MesosIsolation.format(services.settings().containment().isolation());
+  }
+
+  /** Tasks ended by their container's memory limit since the start. */
+  public long tasksEndedByMemoryLimit() {
+    return services.counters().memoryLimited();
   }
 
   /** Whether the containers' threads (launches, exits, kill escalations) still run. */

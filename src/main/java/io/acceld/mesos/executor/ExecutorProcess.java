@@ -130,6 +130,15 @@ final class ExecutorProcess {
     return state;
   }
 
+  /** Its fence, once made. */
+  synchronized Optional<Fence> fence() {
+    return Optional.ofNullable(fence);
+  }
+
+  synchronized int taskCount() {
+    return tasks.all().size();
+  }
+
   synchronized boolean hasTask(String taskId) {
     return tasks.has(taskId);
   }
@@ -544,6 +553,9 @@ final class ExecutorProcess {
     }
     if (open != null) {
       open.close();
+    }
+    if (memoryLimit.isPresent() && why != Ending.SHUTDOWN) {
+      services.counters().memoryLimitHit(orphaned.size());
     }
     for (TaskInfo t : orphaned) {
       report(
