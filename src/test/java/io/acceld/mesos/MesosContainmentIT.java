@@ -64,6 +64,11 @@ class MesosContainmentIT {
     // a task user must reach its sandbox and the fixture's /dev below the test's own directory
     Files.setPosixFilePermissions(root, PosixFilePermissions.fromString("rwx--x--x"));
     node = Fixtures.eightGpuNode(root.resolve("node"));
+    // the fixture is made under whatever umask an earlier agent in this JVM set (0077): the task
+    // user must still reach the device nodes themselves, so that only the fence decides
+    for (Path p = node.tree().devRoot(); !p.equals(root); p = p.getParent()) {
+      Files.setPosixFilePermissions(p, PosixFilePermissions.fromString("rwxr-xr-x"));
+    }
   }
 
   @AfterEach
@@ -183,8 +188,12 @@ class MesosContainmentIT {
     assertThat(lines.get(1)).isEqualTo("USER=nobody");
     List<String> probes = lines.subList(2, lines.size());
     assertThat(probes).hasSize(8);
-    assertThat(probes.stream().filter(l -> l.contains(ENXIO))).as("its own GPU").hasSize(1);
-    assertThat(probes.stream().filter(l -> l.contains(EPERM))).as("the others").hasSize(7);
+    assertThat(probes.stream().filter(l -> l.contains(ENXIO)))
+        .as("its own GPU: %s", probes)
+        .hasSize(1);
+    assertThat(probes.stream().filter(l -> l.contains(EPERM)))
+        .as("the others: %s", probes)
+        .hasSize(7);
     nothingLeftUnderTheParent();
   }
 
