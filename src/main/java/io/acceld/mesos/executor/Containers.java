@@ -300,6 +300,7 @@ public final class Containers
               .build());
     }
     services.records().delete(record.containerId());
+    sandbox.forgetExitStatus();
   }
 
   @Override

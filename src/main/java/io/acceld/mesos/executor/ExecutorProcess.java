@@ -527,6 +527,7 @@ final class ExecutorProcess {
    *     at its limit: its tasks then fail with REASON_CONTAINER_LIMITATION_MEMORY
    */
   private void exited(Optional<String> memoryLimit) {
+    Sandbox box;
     List<TaskInfo> orphaned;
     Ending why;
     EventStream open;
@@ -547,6 +548,7 @@ final class ExecutorProcess {
       open = stream;
       stream = null;
       k = killer;
+      box = sandbox;
     }
     if (k != null) {
       k.destroy(); // whatever the executor left behind, and its cgroup
@@ -569,6 +571,9 @@ final class ExecutorProcess {
       services.records().delete(containerId);
     } catch (IOException e) {
       log.warn("Could not remove the record of container {}: {}", containerId, e.toString());
+    }
+    if (box != null) {
+      box.forgetExitStatus();
     }
     onEnd.accept(this);
   }
