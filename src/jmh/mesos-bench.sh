@@ -2,6 +2,7 @@
 # The Mesos bridge's figures (issue 8): runs io.acceld.bench.MesosBridgeHarness (src/test) against the
 # real daemon, the NVML double and the kubelet double, on the test classpath.
 # Usage: sh src/jmh/mesos-bench.sh [subscribes=200] [accepts=300] [launchSeconds=60] [frameworks=100]
+#        [isolation="devices,memory,cpu;none"] (each value a fresh agent, every phase once)
 #        [allocates=3000] [heartbeat=100ms]
 # ACCELD_JAVA picks the runtime; extra JVM flags go in ACCELD_BENCH_JVM_FLAGS. The agent's log (it logs
 # every task at INFO, as in production) goes to ${ACCELD_BENCH_LOG:-/tmp/acceld-mesos-bench.log}; the

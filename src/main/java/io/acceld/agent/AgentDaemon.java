@@ -20,6 +20,7 @@ import io.acceld.labels.NodeLabelsPublisher;
 import io.acceld.ledger.DeviceLedger;
 import io.acceld.ledger.Holder;
 import io.acceld.ledger.LedgerStorage;
+import io.acceld.mesos.ContainmentUnavailableException;
 import io.acceld.mesos.MesosBridge;
 import io.acceld.mesos.http.JdkHttpServerProperties;
 import io.acceld.metrics.AgentMetrics;
@@ -233,15 +234,21 @@ public final class AgentDaemon implements AutoCloseable {
     if (options.isEmpty()) {
       return Optional.empty();
     }
-    return Optional.of(
-        keep(
-            MesosBridge.start(
-                options.get(),
-                ledger,
-                new TopologyAwareChooser(),
-                new RuntimeSpecs(config.get(Settings.HOST_DEV_PREFIX), Optional.empty()),
-                pods::settled,
-                clock)));
+    try {
+      return Optional.of(
+          keep(
+              MesosBridge.start(
+                  options.get(),
+                  ledger,
+                  new TopologyAwareChooser(),
+                  new RuntimeSpecs(config.get(Settings.HOST_DEV_PREFIX), Optional.empty()),
+                  pods::settled,
+                  clock)));
+    } catch (ContainmentUnavailableException e) {
+      // one line, and the kubelet side keeps serving: the node's pods need none of this
+      log.error("{}; the Mesos bridge is not started", e.getMessage());
+      return Optional.empty();
+    }
   }
 
   /**

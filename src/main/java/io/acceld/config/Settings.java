@@ -4,6 +4,7 @@ import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
 import java.util.Optional;
+import java.util.Set;
 
 /**
  * Every setting the agent has. Adding one here adds its flag, env var and YAML key. Constants only:
@@ -318,6 +319,44 @@ public final class Settings {
           Parsers.duration(),
           "10s");
 
+  public static final Setting<Set<MesosIsolation>> MESOS_ISOLATION =
+      new Setting<>(
+          "mesos-isolation",
+          "LIST",
+          "How Mesos tasks are contained, each in its own cgroup: devices (only its own"
+              + " accelerators' device nodes open), memory (its mem is a hard limit), cpu (its cpus"
+              + " as shares; a CFS quota with the task label acceld.io/cpu-quota=true). none runs"
+              + " tasks uncontained, with a warning at start.",
+          MesosIsolation::parse,
+          MesosIsolation.DEFAULT);
+
+  public static final Setting<Boolean> MESOS_SWITCH_USER =
+      new Setting<>(
+          "mesos-switch-user",
+          "BOOL",
+          "Run each Mesos task as its CommandInfo.user, else its FrameworkInfo.user (an unknown"
+              + " user fails the task); false runs tasks as the agent's user.",
+          Parsers.bool(),
+          "true");
+
+  public static final Setting<Boolean> MESOS_ALLOW_ROOT_TASKS =
+      new Setting<>(
+          "mesos-allow-root-tasks",
+          "BOOL",
+          "Let a Mesos task run as root (uid 0); otherwise such a task fails, naming this"
+              + " setting.",
+          Parsers.bool(),
+          "false");
+
+  public static final Setting<Path> CGROUP_ROOT =
+      new Setting<>(
+          "cgroup-root",
+          "DIR",
+          "Where the cgroup hierarchies are mounted (v1 or v2); Mesos tasks get their cgroups"
+              + " under acceld/mesos there.",
+          Parsers.path(),
+          "/sys/fs/cgroup");
+
   public static final Setting<String> DRA_DRIVER =
       new Setting<>(
           "dra-driver",
@@ -484,6 +523,10 @@ public final class Settings {
           MESOS_FILTER_GPU_RESOURCES,
           MESOS_EXECUTOR_REGISTRATION_TIMEOUT,
           MESOS_STATUS_UPDATE_RETRY,
+          MESOS_ISOLATION,
+          MESOS_SWITCH_USER,
+          MESOS_ALLOW_ROOT_TASKS,
+          CGROUP_ROOT,
           DRA_DRIVER,
           KUBECONFIG,
           KUBELET_PLUGINS_DIR,

@@ -7,6 +7,9 @@ import io.acceld.config.HostPort;
 import io.acceld.config.Settings;
 import io.acceld.ledger.DeviceLedger;
 import io.acceld.ledger.Holder;
+import io.acceld.mesos.containment.Containment;
+import io.acceld.mesos.containment.ContainmentSettings;
+import io.acceld.mesos.containment.Preflight;
 import io.acceld.mesos.executor.ContainerSettings;
 import io.acceld.mesos.executor.Containers;
 import io.acceld.mesos.http.Authenticator;
@@ -65,8 +68,10 @@ public final class MesosBridge implements AutoCloseable {
       String reserve,
       boolean filterGpuResources,
       Duration executorRegistrationTimeout,
-      Duration statusUpdateRetry) {
+      Duration statusUpdateRetry,
+      ContainmentSettings containment) {
     public Options {
+      Objects.requireNonNull(containment, "containment");
       Objects.requireNonNull(address, "address");
       Objects.requireNonNull(auth, "auth");
       Objects.requireNonNull(stateDir, "stateDir");
@@ -96,7 +101,20 @@ public final class MesosBridge implements AutoCloseable {
                       config.get(Settings.MESOS_RESERVE),
                       config.get(Settings.MESOS_FILTER_GPU_RESOURCES),
                       config.get(Settings.MESOS_EXECUTOR_REGISTRATION_TIMEOUT),
-                      config.get(Settings.MESOS_STATUS_UPDATE_RETRY)));
+                      config.get(Settings.MESOS_STATUS_UPDATE_RETRY),
+                      containment(config)));
+    }
+
+    /** Task containment from {@code --mesos-isolation} and its companions. */
+    static ContainmentSettings containment(AgentConfig config) {
+      return new ContainmentSettings(
+          config.get(Settings.MESOS_ISOLATION),
+          config.get(Settings.MESOS_SWITCH_USER),
+          config.get(Settings.MESOS_ALLOW_ROOT_TASKS),
+          config.get(Settings.CGROUP_ROOT),
+          config.get(Settings.DEV_ROOT),
+          ContainmentSettings.DEFAULT_SETPRIV,
+          ContainmentSettings.DEFAULT_PARENT);
     }
   }
 
@@ -150,6 +168,7 @@ public final class MesosBridge implements AutoCloseable {
       Clock clock,
       UnaryOperator<ContainerSettings> containerSettings)
       throws IOException {
+    checkContainment(options.containment());
     Path dir = options.stateDir().resolve("mesos");
     book = keep(TaskBook.open(dir, ledger, clock, options.statusUpdateRetry()));
     Recovering endpoints = new Recovering();
@@ -168,7 +187,8 @@ public final class MesosBridge implements AutoCloseable {
             Containers.open(
                 dir,
                 containerSettings.apply(
-                    ContainerSettings.defaults(advertised, options.executorRegistrationTimeout())),
+                    ContainerSettings.defaults(advertised, options.executorRegistrationTimeout())
+                        .withContainment(options.containment())),
                 book,
                 clock));
     Set<Holder.MesosTask> known = containers.recover();
@@ -198,6 +218,28 @@ public final class MesosBridge implements AutoCloseable {
         advertised,
         master.agentId().getValue(),
         known.size());
+  }
+
+  /**
+   * Before anything binds: tasks run only as contained as configured, or the bridge does not start
+   * at all. {@code --mesos-isolation none} is the operator's explicit choice, said once.
+   *
+   * @throws ContainmentUnavailableException naming what is missing and how to do without it
+   */
+  private static void checkContainment(ContainmentSettings settings)
+      throws ContainmentUnavailableException {
+    Preflight preflight = Containment.create(settings).preflight();
+    if (!preflight.ok()) {
+      throw new ContainmentUnavailableException(preflight.message());
+    }
+    if (settings.isolation().isEmpty()) {
+      log.warn(
+          "Mesos tasks run uncontained (--mesos-isolation none): no cgroup, so a task can open"
+              + " every accelerator's device node, use all memory and cpu, and leave processes"
+              + " behind a kill");
+    } else {
+      log.info("{}", preflight.message());
+    }
   }
 
   /**
@@ -231,7 +273,7 @@ public final class MesosBridge implements AutoCloseable {
 
   /** The bridge's series, for the agent's registry. */
   public MesosMetrics metrics() {
-    return new MesosMetrics(master, book);
+    return new MesosMetrics(master, book, containers);
   }
 
   /**

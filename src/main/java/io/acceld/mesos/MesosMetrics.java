@@ -1,5 +1,6 @@
 package io.acceld.mesos;
 
+import io.acceld.mesos.executor.Containers;
 import io.acceld.mesos.scheduler.MesosMaster;
 import io.acceld.mesos.tasks.TaskBook;
 import io.acceld.mesos.tasks.TaskView;
@@ -26,16 +27,20 @@ import java.util.function.ToDoubleFunction;
  *   <li>{@code acceld_mesos_offers_outstanding}, {@code
  *       acceld_mesos_status_updates_unacknowledged};
  *   <li>{@code acceld_mesos_status_update_retries_total}, {@code
- *       acceld_mesos_offers_rescinded_total}.
+ *       acceld_mesos_offers_rescinded_total};
+ *   <li>{@code acceld_mesos_tasks_contained{isolation}}, {@code
+ *       acceld_mesos_tasks_limited_total{limit}}: containment.
  * </ul>
  */
 public final class MesosMetrics implements MeterBinder {
   private final MesosMaster master;
   private final TaskBook book;
+  private final Containers containers;
 
-  public MesosMetrics(MesosMaster master, TaskBook book) {
+  public MesosMetrics(MesosMaster master, TaskBook book, Containers containers) {
     this.master = Objects.requireNonNull(master, "master");
     this.book = Objects.requireNonNull(book, "book");
+    this.containers = Objects.requireNonNull(containers, "containers");
   }
 
   @Override
@@ -57,6 +62,15 @@ public final class MesosMetrics implements MeterBinder {
     FunctionCounter.builder(
             "acceld.mesos.status.update.retries", book, TaskBook::statusUpdateRetries)
         .description("Status updates resent because their scheduler did not acknowledge them")
+        .register(registry);
+    Gauge.builder("acceld.mesos.tasks.contained", containers, Containers::runningTasks)
+        .description("Running Mesos tasks by how they are contained (--mesos-isolation)")
+        .tag("isolation", containers.isolation())
+        .register(registry);
+    FunctionCounter.builder(
+            "acceld.mesos.tasks.limited", containers, Containers::tasksEndedByMemoryLimit)
+        .description("Mesos tasks ended by a limit of their container")
+        .tag("limit", "memory")
         .register(registry);
     FunctionCounter.builder(
             "acceld.mesos.offers.rescinded", master, m -> m.stats().offersRescinded())

@@ -27,7 +27,7 @@ final class Recovering implements SchedulerEndpoint, ExecutorEndpoint, ExecutorT
 
   void serve(io.acceld.mesos.scheduler.MesosMaster master, Containers containers) {
     this.tokens = containers;
-    this.state = master::stateJson;
+    this.state = () -> ContainmentState.render(master.stateJson(), containers.fences());
     this.executor = containers;
     this.scheduler = master;
   }

@@ -93,23 +93,38 @@ public final class MesosBridgeHarness {
       flags.put("mesos-address", "127.0.0.1:0");
       flags.put("mesos-heartbeat", args.getOrDefault("heartbeat", "100ms"));
       flags.put("mesos-reserve", "cpus:0;mem:0;disk:0");
-      try (AgentDaemon daemon =
-          AgentDaemon.start(ConfigLoader.load(flags, Map.of(), Optional.empty()))) {
-        kubelet.awaitRegistered(GPU, FrameworkDriver.WAIT);
-        String hostPort = "127.0.0.1:" + daemon.mesos().orElseThrow().port();
-        MesosBridgeHarness harness = new MesosBridgeHarness(hostPort, kubelet, args);
-        System.out.printf(
-            "cores=%d  heartbeat=%s  state-dir=%s  %s%n",
-            Runtime.getRuntime().availableProcessors(),
-            flags.get("mesos-heartbeat"),
-            flags.get("state-dir"),
-            load());
-        harness.subscribeToFirstOffer(harness.count("subscribes", 200));
-        harness.acceptToRunning(harness.count("accepts", 300));
-        harness.sustainedLaunches(Duration.ofSeconds(harness.count("launchSeconds", 60)));
-        harness.allocateWithFrameworks(
-            harness.count("frameworks", 100), harness.count("allocates", 3000));
+      // its frameworks are root's; tasks are fenced all the same
+      flags.put("mesos-allow-root-tasks", "true");
+      // isolation=A;B runs every phase once per --mesos-isolation value, each on a fresh agent,
+      // so that the cost of containment is read off one run
+      for (String isolation : args.getOrDefault("isolation", "devices,memory,cpu").split(";")) {
+        flags.put("mesos-isolation", isolation);
+        Path state = Path.of(flags.get("state-dir"));
+        flags.put("state-dir", state.resolveSibling(state.getFileName() + "-x").toString());
+        System.out.printf("--mesos-isolation %s%n", isolation);
+        run(flags, kubelet, args);
       }
+    }
+  }
+
+  private static void run(
+      Map<String, String> flags, KubeletDouble kubelet, Map<String, String> args) throws Exception {
+    try (AgentDaemon daemon =
+        AgentDaemon.start(ConfigLoader.load(flags, Map.of(), Optional.empty()))) {
+      kubelet.awaitRegistered(GPU, FrameworkDriver.WAIT);
+      String hostPort = "127.0.0.1:" + daemon.mesos().orElseThrow().port();
+      MesosBridgeHarness harness = new MesosBridgeHarness(hostPort, kubelet, args);
+      System.out.printf(
+          "cores=%d  heartbeat=%s  state-dir=%s  %s%n",
+          Runtime.getRuntime().availableProcessors(),
+          flags.get("mesos-heartbeat"),
+          flags.get("state-dir"),
+          load());
+      harness.subscribeToFirstOffer(harness.count("subscribes", 200));
+      harness.acceptToRunning(harness.count("accepts", 300));
+      harness.sustainedLaunches(Duration.ofSeconds(harness.count("launchSeconds", 60)));
+      harness.allocateWithFrameworks(
+          harness.count("frameworks", 100), harness.count("allocates", 3000));
     }
   }
 

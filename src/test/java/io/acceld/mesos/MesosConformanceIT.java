@@ -246,7 +246,8 @@ class MesosConformanceIT {
             "cpus:0;mem:0;disk:0",
             true,
             Duration.ofMinutes(1),
-            Duration.ofSeconds(10));
+            Duration.ofSeconds(10),
+            io.acceld.testing.mesos.BridgeOverLedger.rootTasksAllowed());
     return MesosBridge.start(
         options,
         DeviceLedger.inMemory(Clock.systemUTC()),

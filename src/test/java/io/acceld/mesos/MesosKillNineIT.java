@@ -84,7 +84,10 @@ class MesosKillNineIT {
                 "--mesos-address",
                 "127.0.0.1:" + port,
                 "--mesos-reserve",
-                "cpus:0;mem:0;disk:0"));
+                "cpus:0;mem:0;disk:0",
+                // its framework's user is root; its tasks run fenced all the same
+                "--mesos-allow-root-tasks",
+                "true"));
     Process p =
         new ProcessBuilder(command)
             .redirectOutput(dir.resolve("out-" + run + ".txt").toFile())

@@ -1,5 +1,6 @@
 package io.acceld.mesos.containment;
 
+import io.acceld.config.MesosIsolation;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -31,15 +32,15 @@ public final class CgroupV1Fence implements Fence {
   }
 
   /** The controllers a fence with {@code isolation} uses. */
-  static List<String> controllers(Set<Isolation> isolation) {
+  static List<String> controllers(Set<MesosIsolation> isolation) {
     List<String> list = new ArrayList<>(List.of("freezer"));
-    if (isolation.contains(Isolation.DEVICES)) {
+    if (isolation.contains(MesosIsolation.DEVICES)) {
       list.add("devices");
     }
-    if (isolation.contains(Isolation.MEMORY)) {
+    if (isolation.contains(MesosIsolation.MEMORY)) {
       list.add("memory");
     }
-    if (isolation.contains(Isolation.CPU)) {
+    if (isolation.contains(MesosIsolation.CPU)) {
       list.add("cpu");
     }
     return list;

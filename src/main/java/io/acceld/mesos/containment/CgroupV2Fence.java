@@ -1,5 +1,6 @@
 package io.acceld.mesos.containment;
 
+import io.acceld.config.MesosIsolation;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -38,10 +39,10 @@ public final class CgroupV2Fence implements Fence {
 
   /** Writes the limits and attaches the device program to a freshly made directory. */
   void configure(Bpf bpf) throws IOException {
-    if (spec.isolation().contains(Isolation.DEVICES)) {
+    if (spec.isolation().contains(MesosIsolation.DEVICES)) {
       bpf.attachDeviceFence(dir, spec.denied());
     }
-    if (spec.isolation().contains(Isolation.MEMORY)) {
+    if (spec.isolation().contains(MesosIsolation.MEMORY)) {
       CgroupFiles.write(dir.resolve("memory.max"), Long.toString(spec.limits().memoryBytes()));
       // no swap beyond the limit, as on v1; the file exists only with swap support
       Path swap = dir.resolve("memory.swap.max");
@@ -49,7 +50,7 @@ public final class CgroupV2Fence implements Fence {
         CgroupFiles.write(swap, "0");
       }
     }
-    if (spec.isolation().contains(Isolation.CPU)) {
+    if (spec.isolation().contains(MesosIsolation.CPU)) {
       CgroupFiles.write(dir.resolve("cpu.weight"), Long.toString(spec.limits().cpuWeight()));
       if (spec.limits().cpuQuota()) {
         CgroupFiles.write(

@@ -1,5 +1,6 @@
 package io.acceld.mesos.containment;
 
+import io.acceld.config.MesosIsolation;
 import java.io.IOException;
 import java.nio.file.DirectoryStream;
 import java.nio.file.FileAlreadyExistsException;
@@ -101,7 +102,7 @@ public final class Containment {
    */
   public Preflight preflight() {
     List<String> missing = new ArrayList<>();
-    Set<Isolation> isolation = settings.isolation();
+    Set<MesosIsolation> isolation = settings.isolation();
     boolean root = libc.geteuid() == 0;
     if (settings.switchUser()) {
       if (!root) {
@@ -129,14 +130,15 @@ public final class Containment {
       } else if (root) {
         checkLayout(layout.get(), isolation, missing);
       }
-      if (isolation.contains(Isolation.DEVICES) && !Files.isDirectory(settings.devRoot())) {
+      if (isolation.contains(MesosIsolation.DEVICES) && !Files.isDirectory(settings.devRoot())) {
         missing.add("--dev-root " + settings.devRoot() + " is not a directory; " + TURN_OFF);
       }
     }
-    return new Preflight(Isolation.format(isolation), missing);
+    return new Preflight(MesosIsolation.format(isolation), missing);
   }
 
-  private void checkLayout(CgroupLayout layout, Set<Isolation> isolation, List<String> missing) {
+  private void checkLayout(
+      CgroupLayout layout, Set<MesosIsolation> isolation, List<String> missing) {
     if (layout instanceof CgroupLayout.Legacy legacy) {
       checkV1(legacy, isolation, missing);
     } else {
@@ -144,7 +146,8 @@ public final class Containment {
     }
   }
 
-  private void checkV1(CgroupLayout.Legacy legacy, Set<Isolation> isolation, List<String> missing) {
+  private void checkV1(
+      CgroupLayout.Legacy legacy, Set<MesosIsolation> isolation, List<String> missing) {
     for (String controller : CgroupV1Fence.controllers(isolation)) {
       if (!legacy.controllers().containsKey(controller)) {
         missing.add(
@@ -161,11 +164,11 @@ public final class Containment {
     }
   }
 
-  private void checkV2(Path root, Set<Isolation> isolation, List<String> missing) {
+  private void checkV2(Path root, Set<MesosIsolation> isolation, List<String> missing) {
     Set<String> available = v2Controllers(root);
-    for (Isolation i : isolation) {
+    for (MesosIsolation i : isolation) {
       String controller = i.name().toLowerCase(Locale.ROOT);
-      if (i != Isolation.DEVICES && !available.contains(controller)) {
+      if (i != MesosIsolation.DEVICES && !available.contains(controller)) {
         missing.add(
             "the cgroup v2 "
                 + controller
@@ -175,7 +178,7 @@ public final class Containment {
                 + turnOff(controller));
       }
     }
-    if (isolation.contains(Isolation.DEVICES)) {
+    if (isolation.contains(MesosIsolation.DEVICES)) {
       try {
         new Bpf(libc).probe();
       } catch (IOException | RuntimeException e) {
@@ -204,10 +207,10 @@ public final class Containment {
 
   /** How to run without one isolator: the setting with the others, or none. */
   private String turnOff(String isolator) {
-    Set<Isolation> rest = EnumSet.noneOf(Isolation.class);
+    Set<MesosIsolation> rest = EnumSet.noneOf(MesosIsolation.class);
     rest.addAll(settings.isolation());
-    rest.remove(Isolation.valueOf(isolator.toUpperCase(Locale.ROOT)));
-    return "or run without it: --mesos-isolation " + Isolation.format(rest);
+    rest.remove(MesosIsolation.valueOf(isolator.toUpperCase(Locale.ROOT)));
+    return "or run without it: --mesos-isolation " + MesosIsolation.format(rest);
   }
 
   private void parentWritable(Path hierarchy, List<String> missing) {
@@ -240,8 +243,8 @@ public final class Containment {
    */
   private void enableV2Controllers(Path root) throws IOException {
     List<String> wanted = new ArrayList<>();
-    for (Isolation i : settings.isolation()) {
-      if (i != Isolation.DEVICES) {
+    for (MesosIsolation i : settings.isolation()) {
+      if (i != MesosIsolation.DEVICES) {
         wanted.add(i.name().toLowerCase(Locale.ROOT));
       }
     }
@@ -426,7 +429,7 @@ public final class Containment {
     }
     user.ifPresent(this::refuseRoot);
     List<DeviceNode> denied = List.of();
-    if (settings.isolation().contains(Isolation.DEVICES)) {
+    if (settings.isolation().contains(MesosIsolation.DEVICES)) {
       Map<String, DeviceNode> present = AcceleratorNodes.scan(settings.devRoot());
       denied = AcceleratorNodes.denied(present, AcceleratorNodes.withCompanions(present, allowed));
     }

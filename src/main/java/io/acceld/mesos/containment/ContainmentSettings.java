@@ -1,5 +1,6 @@
 package io.acceld.mesos.containment;
 
+import io.acceld.config.MesosIsolation;
 import java.nio.file.Path;
 import java.util.Set;
 import java.util.regex.Pattern;
@@ -7,7 +8,7 @@ import java.util.regex.Pattern;
 /**
  * The settings containment is built from.
  *
- * @param isolation {@code --mesos-isolation}, see {@link Isolation#parse}
+ * @param isolation {@code --mesos-isolation}, see {@link MesosIsolation#parse}
  * @param switchUser {@code --mesos-switch-user}: run tasks as {@code CommandInfo.user}, else {@code
  *     FrameworkInfo.user}
  * @param allowRootTasks {@code --mesos-allow-root-tasks}: whether a task may run as uid 0
@@ -18,7 +19,7 @@ import java.util.regex.Pattern;
  *     acceld/mesos}; every container's cgroup is a child of it
  */
 public record ContainmentSettings(
-    Set<Isolation> isolation,
+    Set<MesosIsolation> isolation,
     boolean switchUser,
     boolean allowRootTasks,
     Path cgroupRoot,
@@ -51,7 +52,7 @@ public record ContainmentSettings(
    */
   public static ContainmentSettings defaults() {
     return new ContainmentSettings(
-        Isolation.parse(Isolation.DEFAULT),
+        MesosIsolation.parse(MesosIsolation.DEFAULT),
         true,
         false,
         Path.of("/sys/fs/cgroup"),

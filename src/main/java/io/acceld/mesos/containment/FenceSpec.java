@@ -1,5 +1,6 @@
 package io.acceld.mesos.containment;
 
+import io.acceld.config.MesosIsolation;
 import java.nio.file.Path;
 import java.util.List;
 import java.util.Optional;
@@ -9,7 +10,7 @@ import java.util.Set;
 record FenceSpec(
     String containerId,
     Limits limits,
-    Set<Isolation> isolation,
+    Set<MesosIsolation> isolation,
     List<DeviceNode> denied,
     Optional<UserIdentity> user,
     Path setpriv) {
@@ -25,7 +26,7 @@ record FenceSpec(
         cgroups.stream().map(Path::toString).toList(),
         user,
         limits,
-        isolation.stream().map(i -> Isolation.format(Set.of(i))).sorted().toList(),
+        isolation.stream().map(i -> MesosIsolation.format(Set.of(i))).sorted().toList(),
         denied.stream().map(DeviceNode::number).toList());
   }
 }

@@ -1,6 +1,7 @@
 package io.acceld.mesos.executor;
 
 import io.acceld.allocation.RuntimeSpec;
+import io.acceld.mesos.containment.Fence;
 import io.acceld.proto.mesos.v1.AgentInfo;
 import io.acceld.proto.mesos.v1.ExecutorID;
 import io.acceld.proto.mesos.v1.FrameworkInfo;
@@ -54,6 +55,9 @@ final class CommandTaskRunner {
   @GuardedBy("this")
   private Sandbox sandbox;
 
+  @GuardedBy("this")
+  private Fence fence;
+
   /**
    * @param onEnd called once, after the terminal status is recorded (the container is forgotten)
    */
@@ -72,6 +76,11 @@ final class CommandTaskRunner {
     this.onEnd = onEnd;
   }
 
+  /** Its fence, once made. */
+  synchronized Optional<Fence> fence() {
+    return Optional.ofNullable(fence);
+  }
+
   TaskInfo task() {
     return task;
   }
@@ -88,6 +97,22 @@ final class CommandTaskRunner {
       end(status(TaskState.TASK_KILLED).setMessage("Killed before it was started"));
       return;
     }
+    Fence fence;
+    try {
+      fence =
+          services
+              .fences()
+              .create(
+                  containerId,
+                  framework,
+                  Optional.empty(),
+                  task.getCommand(),
+                  List.of(task),
+                  List.of(devices));
+    } catch (IOException | IllegalArgumentException e) {
+      failToLaunch("Failed to contain the task: " + e.getMessage());
+      return;
+    }
     ProcessStarter.Started started;
     try {
       started =
@@ -97,21 +122,25 @@ final class CommandTaskRunner {
                   containerId,
                   task.getCommand(),
                   box ->
-                      services.environment().forCommandTask(framework, agent, task, devices, box));
+                      services.environment().forCommandTask(framework, agent, task, devices, box),
+                  fence);
     } catch (IOException | IllegalArgumentException e) {
+      ProcessKiller.remove(fence);
       failToLaunch("Failed to launch the command: " + e.getMessage());
       return;
     }
     synchronized (this) {
       tree = started.tree();
-      killer = services.killer(tree);
+      killer = services.killer(tree, fence);
       sandbox = started.sandbox();
+      this.fence = fence;
     }
     try {
       services.records().write(record(started.tree(), started.sandbox()));
     } catch (IOException e) {
       // Without a record the agent could not find the task after a restart: do not run it.
       started.abandon();
+      ProcessKiller.remove(fence);
       failToLaunch("Failed to checkpoint the task's container: " + e.getMessage());
       return;
     }
@@ -129,11 +158,12 @@ final class CommandTaskRunner {
   }
 
   /** Re-attaches to the process of {@code record} after a restart; TASK_RUNNING was reported. */
-  void attach(ProcessTree process, Sandbox box) {
+  void attach(ProcessTree process, Sandbox box, Fence reattached) {
     synchronized (this) {
       tree = process;
-      killer = services.killer(process);
+      killer = services.killer(process, reattached);
       sandbox = box;
+      fence = reattached;
     }
     log.info(
         "Re-attached to task {} (pid {})",
@@ -172,18 +202,20 @@ final class CommandTaskRunner {
     boolean killNow;
     ProcessTree process;
     Sandbox box;
+    Fence f;
     synchronized (this) {
       running = true;
       killNow = killGrace.isPresent();
       process = tree;
       box = sandbox;
+      f = fence;
     }
     if (killNow) {
       synchronized (this) {
         signal();
       }
     }
-    services.watch().watch(process, box, this::exited);
+    services.watch().watch(process, box, f, this::exited);
   }
 
   @GuardedBy("this")
@@ -221,8 +253,19 @@ final class CommandTaskRunner {
       k.cancelEscalation();
       killed = killGrace.isPresent();
     }
-    k.kill(); // anything the task left running in its group dies with it
+    // read before the cgroup goes: only it knows whether the kernel's OOM killer ended the task
+    Optional<String> memoryLimit = ending.memoryLimit();
+    k.destroy(); // anything the task left running dies with it, and its cgroup goes
     ExitDescription exit = ending.describe();
+    if (memoryLimit.isPresent() && !killed) {
+      services.counters().memoryLimitHit(1);
+      end(
+          status(TaskState.TASK_FAILED)
+              .setSource(TaskStatus.Source.SOURCE_AGENT)
+              .setReason(TaskStatus.Reason.REASON_CONTAINER_LIMITATION_MEMORY)
+              .setMessage(memoryLimit.get()));
+      return;
+    }
     String message = exit.message(ending.leaderExit());
     TaskState state =
         killed
@@ -243,6 +286,13 @@ final class CommandTaskRunner {
 
   private void end(TaskStatus.Builder terminal) {
     report(terminal);
+    Sandbox box;
+    synchronized (this) {
+      box = sandbox;
+    }
+    if (box != null) {
+      box.forgetExitStatus();
+    }
     try {
       services.records().delete(containerId);
     } catch (IOException e) {

@@ -1,5 +1,6 @@
 package io.acceld.mesos.executor;
 
+import io.acceld.mesos.containment.Fence;
 import io.acceld.mesos.tasks.StatusSink;
 import io.acceld.proto.mesos.v1.FrameworkID;
 import io.acceld.proto.mesos.v1.TaskStatus;
@@ -10,8 +11,8 @@ import org.slf4j.LoggerFactory;
 
 /**
  * What every container needs from the agent: where statuses go, the threads timers and process
- * exits run on, the checkpoint, and how processes are started and watched (a container's {@link
- * ProcessKiller} is made for its tree, from {@link #work}).
+ * exits run on, the checkpoint, each container's fence, and how processes are started and watched
+ * (a container's {@link ProcessKiller} is made for its tree, from {@link #work}).
  *
  * @param work the containers' named threads: launches, exits, kill escalations, heartbeats
  */
@@ -23,12 +24,17 @@ record ContainerServices(
     ProcessStarter starter,
     ProcessWatch watch,
     ExecutorEnvironment environment,
+    ContainerFences fences,
+    ContainmentCounters counters,
     ContainerSettings settings) {
   private static final Logger log = LoggerFactory.getLogger(ContainerServices.class);
 
-  /** The killer of a container's processes, for the tree it was started or re-attached with. */
-  ProcessKiller killer(ProcessTree tree) {
-    return new ProcessKiller(tree, work);
+  /**
+   * The killer of a container's processes, for the tree and fence it was started or re-attached
+   * with.
+   */
+  ProcessKiller killer(ProcessTree tree, Fence fence) {
+    return new ProcessKiller(tree, fence, work);
   }
 
   /**

@@ -1,6 +1,7 @@
 package io.acceld.mesos.executor;
 
 import io.acceld.config.HostPort;
+import io.acceld.mesos.containment.ContainmentSettings;
 import java.time.Duration;
 import java.util.Objects;
 
@@ -19,6 +20,7 @@ import java.util.Objects;
  * @param subscriptionBackoffMax its longest wait between re-subscriptions
  * @param setsid the util-linux {@code setsid} program
  * @param shell a POSIX shell
+ * @param containment how each container is fenced: its cgroup, devices, limits and user
  */
 public record ContainerSettings(
     HostPort agentAddress,
@@ -29,7 +31,8 @@ public record ContainerSettings(
     Duration recoveryTimeout,
     Duration subscriptionBackoffMax,
     String setsid,
-    String shell) {
+    String shell,
+    ContainmentSettings containment) {
   public static final Duration DEFAULT_EXECUTOR_HEARTBEAT = Duration.ofMinutes(30);
   public static final Duration DEFAULT_KILL_GRACE = Duration.ofSeconds(3);
   public static final Duration DEFAULT_EXECUTOR_SHUTDOWN_GRACE = Duration.ofSeconds(5);
@@ -53,6 +56,7 @@ public record ContainerSettings(
     }
     Objects.requireNonNull(setsid, "setsid");
     Objects.requireNonNull(shell, "shell");
+    Objects.requireNonNull(containment, "containment");
   }
 
   public static ContainerSettings defaults(HostPort agentAddress, Duration registrationTimeout) {
@@ -65,7 +69,8 @@ public record ContainerSettings(
         DEFAULT_RECOVERY_TIMEOUT,
         DEFAULT_SUBSCRIPTION_BACKOFF_MAX,
         "setsid",
-        "/bin/sh");
+        "/bin/sh",
+        ContainmentSettings.defaults());
   }
 
   public ContainerSettings withExecutorHeartbeat(Duration interval) {
@@ -78,7 +83,8 @@ public record ContainerSettings(
         recoveryTimeout,
         subscriptionBackoffMax,
         setsid,
-        shell);
+        shell,
+        containment);
   }
 
   public ContainerSettings withExecutorShutdownGrace(Duration grace) {
@@ -91,6 +97,21 @@ public record ContainerSettings(
         recoveryTimeout,
         subscriptionBackoffMax,
         setsid,
-        shell);
+        shell,
+        containment);
+  }
+
+  public ContainerSettings withContainment(ContainmentSettings fencing) {
+    return new ContainerSettings(
+        agentAddress,
+        registrationTimeout,
+        executorHeartbeat,
+        defaultKillGrace,
+        executorShutdownGrace,
+        recoveryTimeout,
+        subscriptionBackoffMax,
+        setsid,
+        shell,
+        fencing);
   }
 }

@@ -3,6 +3,9 @@ package io.acceld.mesos.executor;
 import com.google.protobuf.ByteString;
 import io.acceld.config.HostPort;
 import io.acceld.ledger.Holder;
+import io.acceld.mesos.containment.Containment;
+import io.acceld.mesos.containment.Fence;
+import io.acceld.mesos.containment.Recovery;
 import io.acceld.mesos.http.ExecutorEndpoint;
 import io.acceld.mesos.http.ExecutorTokens;
 import io.acceld.mesos.http.Reply;
@@ -108,6 +111,9 @@ public final class Containers
     AtomicFiles.createDirectories(dir, AtomicFiles.DIRECTORY_OWNER_ONLY);
     Path sandboxes =
         AtomicFiles.createDirectories(dir.resolve(SANDBOXES), AtomicFiles.DIRECTORY_OWNER_ONLY);
+    if (settings.containment().switchUser()) {
+      searchableByTasks(dir, sandboxes);
+    }
     ContainerRecords records = new ContainerRecords(dir.resolve(RECORDS));
     ScheduledThreadPoolExecutor work =
         new ScheduledThreadPoolExecutor(2, new NamedThreads("mesos-containers"));
@@ -129,8 +135,26 @@ public final class Containers
             new ProcessStarter(sandboxes, commandLine, new Spawner(commandLine, signals)),
             new ProcessWatch(work),
             environment,
+            new ContainerFences(Containment.create(settings.containment())),
+            new ContainmentCounters(),
             settings);
     return new Containers(services, work, signals, sink);
+  }
+
+  /**
+   * A task that runs as its own user must reach its sandbox by path ({@code MESOS_SANDBOX}): the
+   * directories above it, the state directory included, become search-only for others ({@code
+   * 0711}), as Mesos's work directory is traversable. Nobody else can list them, every file in them
+   * stays owner-only, and the sandboxes are named by ids the agent made up.
+   */
+  private static void searchableByTasks(Path dir, Path sandboxes) throws IOException {
+    Set<java.nio.file.attribute.PosixFilePermission> searchOnly =
+        java.nio.file.attribute.PosixFilePermissions.fromString("rwx--x--x");
+    for (Path p : new Path[] {dir.getParent(), dir, sandboxes}) {
+      if (p != null) {
+        java.nio.file.Files.setPosixFilePermissions(p, searchOnly);
+      }
+    }
   }
 
   /**
@@ -143,17 +167,30 @@ public final class Containers
    */
   public Set<Holder.MesosTask> recover() throws IOException {
     Set<Holder.MesosTask> known = new LinkedHashSet<>();
+    Set<String> live = new HashSet<>();
     for (ContainerRecord record : services.records().readAll()) {
       for (TaskInfo t : record.tasks()) {
         known.add(TaskKey.of(record.framework().getId(), t.getTaskId()).holder());
       }
       Optional<ProcessTree> alive = ProcessTree.attach(record.pid(), record.startTime(), signals);
       Sandbox sandbox = new Sandbox(record.sandbox());
-      if (record.executor().isPresent()) {
-        recoverExecutor(record, alive, sandbox);
-      } else {
-        recoverCommandTask(record, alive, sandbox);
+      Fence fence = services.fences().reattach(record);
+      if (alive.isPresent()) {
+        live.add(record.containerId());
       }
+      if (record.executor().isPresent()) {
+        recoverExecutor(record, alive, sandbox, fence);
+      } else {
+        recoverCommandTask(record, alive, sandbox, fence);
+      }
+    }
+    // the cgroups of every container that ended meanwhile go, what is left in them killed
+    Recovery cgroups = services.fences().recover(live);
+    if (!cgroups.removed().isEmpty() || !cgroups.failed().isEmpty()) {
+      log.info(
+          "Removed the cgroups of {} ended container(s); could not remove {}",
+          cgroups.removed().size(),
+          cgroups.failed());
     }
     synchronized (lock) {
       recovered = true;
@@ -163,7 +200,8 @@ public final class Containers
   }
 
   private void recoverCommandTask(
-      ContainerRecord record, Optional<ProcessTree> alive, Sandbox sandbox) throws IOException {
+      ContainerRecord record, Optional<ProcessTree> alive, Sandbox sandbox, Fence fence)
+      throws IOException {
     if (record.tasks().size() != 1) {
       log.warn(
           "Command container {} names {} tasks; skipped",
@@ -186,10 +224,12 @@ public final class Containers
       synchronized (lock) {
         commandTasks.put(key, runner);
       }
-      runner.attach(alive.get(), sandbox);
+      runner.attach(alive.get(), sandbox, fence);
       return;
     }
-    ExitDescription exit = ProcessWatch.whileAgentWasDown(sandbox).describe();
+    ProcessWatch.Exit ended = ProcessWatch.whileAgentWasDown(sandbox, fence);
+    Optional<String> memoryLimit = ended.memoryLimit();
+    ExitDescription exit = ended.describe();
     TaskStatus.Builder status =
         services
             .statuses()
@@ -201,7 +241,12 @@ public final class Containers
                 TaskStatus.Source.SOURCE_EXECUTOR,
                 record.containerId(),
                 record.pid());
-    if (exit.status().isPresent()) {
+    if (memoryLimit.isPresent()) {
+      status
+          .setSource(TaskStatus.Source.SOURCE_AGENT)
+          .setReason(TaskStatus.Reason.REASON_CONTAINER_LIMITATION_MEMORY)
+          .setMessage(memoryLimit.get() + " while the agent was down");
+    } else if (exit.status().isPresent()) {
       status
           .setState(exit.succeeded() ? TaskState.TASK_FINISHED : TaskState.TASK_FAILED)
           .setMessage(exit.message(Optional.empty()) + " while the agent was down");
@@ -213,9 +258,11 @@ public final class Containers
     }
     services.report(record.framework().getId(), status.build());
     services.records().delete(record.containerId());
+    sandbox.forgetExitStatus();
   }
 
-  private void recoverExecutor(ContainerRecord record, Optional<ProcessTree> alive, Sandbox sandbox)
+  private void recoverExecutor(
+      ContainerRecord record, Optional<ProcessTree> alive, Sandbox sandbox, Fence fence)
       throws IOException {
     ExecutorInfo info = record.executor().orElseThrow();
     ExecutorKey key = ExecutorKey.of(record.framework().getId(), info.getExecutorId());
@@ -232,7 +279,7 @@ public final class Containers
       synchronized (lock) {
         executors.put(key, executor);
       }
-      executor.attach(alive.get(), sandbox, record.tasks(), record.reported());
+      executor.attach(alive.get(), sandbox, fence, record.tasks(), record.reported());
       return;
     }
     for (TaskInfo t : record.tasks()) {
@@ -253,6 +300,7 @@ public final class Containers
               .build());
     }
     services.records().delete(record.containerId());
+    sandbox.forgetExitStatus();
   }
 
   @Override
@@ -419,6 +467,41 @@ public final class Containers
   @Override
   public boolean recovering() {
     return sessions.recovering();
+  }
+
+  /** Each running container's containment, for {@code /state}. */
+  public List<io.acceld.mesos.containment.FenceDescription> fences() {
+    List<Optional<Fence>> fences = new ArrayList<>();
+    List<CommandTaskRunner> commands;
+    List<ExecutorProcess> executing;
+    synchronized (lock) {
+      commands = List.copyOf(commandTasks.values());
+      executing = List.copyOf(executors.values());
+    }
+    commands.forEach(c -> fences.add(c.fence()));
+    executing.forEach(e -> fences.add(e.fence()));
+    return fences.stream().flatMap(Optional::stream).map(Fence::describe).toList();
+  }
+
+  /** The running tasks (a custom executor's each count), for the series by isolation. */
+  public int runningTasks() {
+    List<ExecutorProcess> executing;
+    int commands;
+    synchronized (lock) {
+      executing = List.copyOf(executors.values());
+      commands = commandTasks.size();
+    }
+    return commands + executing.stream().mapToInt(ExecutorProcess::taskCount).sum();
+  }
+
+  /** How tasks are contained here: {@code --mesos-isolation}'s value, {@code none} when off. */
+  public String isolation() {
+    return io.acceld.config.MesosIsolation.format(services.settings().containment().isolation());
+  }
+
+  /** Tasks ended by their container's memory limit since the start. */
+  public long tasksEndedByMemoryLimit() {
+    return services.counters().memoryLimited();
   }
 
   /** Whether the containers' threads (launches, exits, kill escalations) still run. */

@@ -2,6 +2,7 @@ package io.acceld.mesos.executor;
 
 import com.google.protobuf.ByteString;
 import io.acceld.allocation.RuntimeSpec;
+import io.acceld.mesos.containment.Fence;
 import io.acceld.mesos.http.EventStream;
 import io.acceld.proto.mesos.v1.AgentInfo;
 import io.acceld.proto.mesos.v1.ContainerID;
@@ -88,6 +89,9 @@ final class ExecutorProcess {
   private Sandbox sandbox;
 
   @GuardedBy("this")
+  private Fence fence;
+
+  @GuardedBy("this")
   private ScheduledFuture<?> registrationTimer;
 
   @GuardedBy("this")
@@ -126,6 +130,15 @@ final class ExecutorProcess {
     return state;
   }
 
+  /** Its fence, once made. */
+  synchronized Optional<Fence> fence() {
+    return Optional.ofNullable(fence);
+  }
+
+  synchronized int taskCount() {
+    return tasks.all().size();
+  }
+
   synchronized boolean hasTask(String taskId) {
     return tasks.has(taskId);
   }
@@ -158,6 +171,24 @@ final class ExecutorProcess {
 
   /** Spawns the process; on the containers' threads. */
   void start(List<RuntimeSpec> devices) {
+    Fence made;
+    try {
+      List<TaskInfo> launched;
+      synchronized (this) {
+        launched = tasks.all();
+      }
+      made =
+          services
+              .fences()
+              .create(
+                  containerId, framework, Optional.of(info), info.getCommand(), launched, devices);
+    } catch (IOException | IllegalArgumentException e) {
+      failAll(
+          TaskState.TASK_FAILED,
+          TaskStatus.Reason.REASON_CONTAINER_LAUNCH_FAILED,
+          "Failed to contain the executor: " + e.getMessage());
+      return;
+    }
     ProcessStarter.Started started;
     try {
       if (!info.hasCommand()) {
@@ -174,8 +205,10 @@ final class ExecutorProcess {
                       services
                           .environment()
                           .forExecutor(
-                              framework, agent, info, devices, shutdownGrace(), box, secret));
+                              framework, agent, info, devices, shutdownGrace(), box, secret),
+                  made);
     } catch (IOException | IllegalArgumentException e) {
+      ProcessKiller.remove(made);
       failAll(
           TaskState.TASK_FAILED,
           TaskStatus.Reason.REASON_CONTAINER_LAUNCH_FAILED,
@@ -187,14 +220,16 @@ final class ExecutorProcess {
       gone = state != State.LAUNCHING; // shut down while it was being started
       if (!gone) {
         tree = started.tree();
-        killer = services.killer(tree);
+        killer = services.killer(tree, made);
         sandbox = started.sandbox();
+        fence = made;
         state = State.REGISTERING; // from now on it may subscribe, however fast it is
       }
     }
     if (gone || !checkpoint()) {
       // Killed before it could be recorded: the agent could not find it after a restart.
       started.abandon();
+      ProcessKiller.remove(made);
       if (gone) {
         return;
       }
@@ -212,11 +247,17 @@ final class ExecutorProcess {
   }
 
   /** Re-attaches to a surviving executor after a restart: it has to SUBSCRIBE again. */
-  void attach(ProcessTree process, Sandbox box, List<TaskInfo> known, Set<String> reported) {
+  void attach(
+      ProcessTree process,
+      Sandbox box,
+      Fence reattached,
+      List<TaskInfo> known,
+      Set<String> reported) {
     synchronized (this) {
       tree = process;
-      killer = services.killer(process);
+      killer = services.killer(process, reattached);
       sandbox = box;
+      fence = reattached;
       state = State.REGISTERING;
       tasks.restore(known, reported);
     }
@@ -229,7 +270,9 @@ final class ExecutorProcess {
 
   private void awaitSubscription(ProcessTree process, Sandbox box) {
     Duration timeout = services.settings().registrationTimeout();
+    Fence f;
     synchronized (this) {
+      f = fence;
       if (state == State.LAUNCHING) {
         state = State.REGISTERING;
       }
@@ -238,7 +281,7 @@ final class ExecutorProcess {
               .work()
               .schedule(this::registrationTimedOut, timeout.toNanos(), TimeUnit.NANOSECONDS);
     }
-    services.watch().watch(process, box, ending -> exited());
+    services.watch().watch(process, box, f, ending -> exited(ending.memoryLimit()));
   }
 
   /** Whether a SUBSCRIBE may be accepted now: the executor is neither launching nor leaving. */
@@ -475,11 +518,16 @@ final class ExecutorProcess {
     if (k != null) {
       k.kill();
     } else {
-      exited();
+      exited(Optional.empty());
     }
   }
 
-  private void exited() {
+  /**
+   * @param memoryLimit the message when the kernel OOM-killed a process of the executor's container
+   *     at its limit: its tasks then fail with REASON_CONTAINER_LIMITATION_MEMORY
+   */
+  private void exited(Optional<String> memoryLimit) {
+    Sandbox box;
     List<TaskInfo> orphaned;
     Ending why;
     EventStream open;
@@ -500,20 +548,32 @@ final class ExecutorProcess {
       open = stream;
       stream = null;
       k = killer;
+      box = sandbox;
     }
     if (k != null) {
-      k.kill(); // whatever the executor left behind
+      k.destroy(); // whatever the executor left behind, and its cgroup
     }
     if (open != null) {
       open.close();
     }
+    if (memoryLimit.isPresent() && why != Ending.SHUTDOWN) {
+      services.counters().memoryLimitHit(orphaned.size());
+    }
     for (TaskInfo t : orphaned) {
-      report(orphanStatus(t.getTaskId(), why));
+      report(
+          memoryLimit.isPresent() && why != Ending.SHUTDOWN
+              ? agentStatus(t.getTaskId(), TaskState.TASK_FAILED)
+                  .setReason(TaskStatus.Reason.REASON_CONTAINER_LIMITATION_MEMORY)
+                  .setMessage(memoryLimit.get())
+              : orphanStatus(t.getTaskId(), why));
     }
     try {
       services.records().delete(containerId);
     } catch (IOException e) {
       log.warn("Could not remove the record of container {}: {}", containerId, e.toString());
+    }
+    if (box != null) {
+      box.forgetExitStatus();
     }
     onEnd.accept(this);
   }

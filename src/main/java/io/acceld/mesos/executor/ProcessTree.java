@@ -113,6 +113,18 @@ final class ProcessTree {
     descendants.forEach(ProcessHandle::destroyForcibly);
   }
 
+  /**
+   * SIGKILL to the wrapper and its process group only, without walking its descendants: for a
+   * fenced container, whose cgroup finds every process of the task, those that left the group
+   * included.
+   */
+  void killGroup() {
+    signals.signalGroup(leader.pid(), Signals.SIGKILL);
+    if (leader.isAlive()) {
+      leader.destroyForcibly();
+    }
+  }
+
   /** Snapshot first: once signalled, re-parented ones are out of reach by tree. */
   private List<ProcessHandle> descendants() {
     return leader.isAlive() ? leader.descendants().toList() : List.of();

@@ -1,5 +1,7 @@
 package io.acceld.mesos.executor;
 
+import io.acceld.mesos.containment.Fence;
+import java.io.IOException;
 import java.util.Optional;
 import java.util.concurrent.Executor;
 import java.util.function.Consumer;
@@ -21,13 +23,14 @@ final class ProcessWatch {
   }
 
   /** Calls {@code onExit} on the containers' threads once {@code tree}'s leader has exited. */
-  void watch(ProcessTree tree, Sandbox sandbox, Consumer<Exit> onExit) {
-    tree.onExit().thenRunAsync(() -> onExit.accept(new Exit(Optional.of(tree), sandbox)), work);
+  void watch(ProcessTree tree, Sandbox sandbox, Fence fence, Consumer<Exit> onExit) {
+    tree.onExit()
+        .thenRunAsync(() -> onExit.accept(new Exit(Optional.of(tree), sandbox, fence)), work);
   }
 
   /** The exit of a container whose process ended while the agent was down (no leader to ask). */
-  static Exit whileAgentWasDown(Sandbox sandbox) {
-    return new Exit(Optional.empty(), sandbox);
+  static Exit whileAgentWasDown(Sandbox sandbox, Fence fence) {
+    return new Exit(Optional.empty(), sandbox, fence);
   }
 
   /**
@@ -35,8 +38,21 @@ final class ProcessWatch {
    * the task left behind, for instance).
    *
    * @param leader the wrapper, when the agent saw it exit; empty after a restart found it gone
+   * @param fence the container's, still in place: it knows whether the kernel OOM-killed the task
    */
-  record Exit(Optional<ProcessTree> leader, Sandbox sandbox) {
+  record Exit(Optional<ProcessTree> leader, Sandbox sandbox, Fence fence) {
+    /**
+     * When the kernel killed a process of the container at its memory limit: the message for
+     * TASK_FAILED with REASON_CONTAINER_LIMITATION_MEMORY. Read before the cgroup is removed.
+     */
+    Optional<String> memoryLimit() {
+      try {
+        return fence.memoryLimitHit() ? Optional.of(fence.memoryLimitMessage()) : Optional.empty();
+      } catch (IOException e) {
+        return Optional.empty(); // the cgroup is gone: nothing says it was the limit
+      }
+    }
+
     /** The command's own status, as the wrapper recorded it (empty if it had no chance to). */
     ExitDescription describe() {
       return new ExitDescription(sandbox.exitStatus());

@@ -27,7 +27,11 @@
  *       written before TASK_RUNNING, read by {@link io.acceld.mesos.executor.Containers#recover()}.
  * </ul>
  *
- * <p>Tasks run on the host as the agent's user, unisolated: which GPUs a task may use is said by
- * its environment only (there are no cgroup device rules here).
+ * <p>Every container is fenced ({@link io.acceld.mesos.executor.ContainerFences}, over {@link
+ * io.acceld.mesos.containment.Containment}): its own cgroup with its accelerators' device nodes
+ * only, its {@code mem} and {@code cpus} as limits, and its user. The fence is made before the
+ * spawn; its launch prefix runs inside the wrapper, which itself stays the agent's (root, outside
+ * the limits, so it always records the exit status, in the agent's own {@code exits/}, never in the
+ * sandbox the task owns). Kills and ends go to the whole cgroup, then remove it.
  */
 package io.acceld.mesos.executor;

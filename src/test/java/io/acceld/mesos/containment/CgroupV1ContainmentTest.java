@@ -3,6 +3,7 @@ package io.acceld.mesos.containment;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import io.acceld.config.MesosIsolation;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.List;
@@ -20,8 +21,8 @@ class CgroupV1ContainmentTest extends ContainmentContract {
   }
 
   @Override
-  Set<Isolation> isolation() {
-    return Set.of(Isolation.DEVICES, Isolation.MEMORY, Isolation.CPU);
+  Set<MesosIsolation> isolation() {
+    return Set.of(MesosIsolation.DEVICES, MesosIsolation.MEMORY, MesosIsolation.CPU);
   }
 
   @Override

@@ -2,6 +2,7 @@ package io.acceld.mesos.containment;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.acceld.config.MesosIsolation;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -28,8 +29,8 @@ class CgroupV2ContainmentTest extends ContainmentContract {
   }
 
   @Override
-  Set<Isolation> isolation() {
-    return Set.of(Isolation.DEVICES);
+  Set<MesosIsolation> isolation() {
+    return Set.of(MesosIsolation.DEVICES);
   }
 
   @Override

@@ -2,6 +2,7 @@ package io.acceld.mesos.containment;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.acceld.config.MesosIsolation;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -27,7 +28,7 @@ class CgroupV2LimitsTest {
     }
     return Containment.create(
         new ContainmentSettings(
-            EnumSet.of(Isolation.MEMORY, Isolation.CPU),
+            EnumSet.of(MesosIsolation.MEMORY, MesosIsolation.CPU),
             false,
             true,
             root,

@@ -3,6 +3,7 @@ package io.acceld.mesos.containment;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import io.acceld.config.MesosIsolation;
 import io.acceld.simulate.FakeNodeTree;
 import java.io.IOException;
 import java.nio.file.Files;
@@ -37,7 +38,7 @@ abstract class ContainmentContract {
   /** The containment under test, over {@code settings}. */
   abstract Containment containment(ContainmentSettings settings);
 
-  abstract Set<Isolation> isolation();
+  abstract Set<MesosIsolation> isolation();
 
   /** The CONTAINMENT_TESTS_LACK name of what these tests need. */
   abstract String capability();

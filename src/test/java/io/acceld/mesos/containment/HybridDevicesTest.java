@@ -2,6 +2,7 @@ package io.acceld.mesos.containment;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.acceld.config.MesosIsolation;
 import io.acceld.simulate.FakeNodeTree;
 import java.io.IOException;
 import java.nio.file.Files;
@@ -48,7 +49,7 @@ class HybridDevicesTest {
     Path dev = tree.devRoot();
     ContainmentSettings settings =
         new ContainmentSettings(
-            EnumSet.of(Isolation.DEVICES),
+            EnumSet.of(MesosIsolation.DEVICES),
             false,
             true,
             CgroupFixture.CGROUP_ROOT,

@@ -3,6 +3,7 @@ package io.acceld.mesos.containment;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import io.acceld.config.MesosIsolation;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -20,7 +21,8 @@ class PreflightAndLayoutTest {
     Files.writeString(file, "");
   }
 
-  private ContainmentSettings settings(Path cgroupRoot, Set<Isolation> isolation, Path setpriv) {
+  private ContainmentSettings settings(
+      Path cgroupRoot, Set<MesosIsolation> isolation, Path setpriv) {
     return new ContainmentSettings(
         isolation, true, false, cgroupRoot, Path.of("/dev"), setpriv, "acceld/mesos");
   }
@@ -73,7 +75,8 @@ class PreflightAndLayoutTest {
   void noCgroupsNamesWhatIsMissingAndHowToTurnItOff() {
     Preflight p =
         Containment.create(
-                settings(temp, EnumSet.allOf(Isolation.class), ContainmentSettings.DEFAULT_SETPRIV))
+                settings(
+                    temp, EnumSet.allOf(MesosIsolation.class), ContainmentSettings.DEFAULT_SETPRIV))
             .preflight();
     assertThat(p.ok()).isFalse();
     assertThat(p.message())
@@ -87,7 +90,8 @@ class PreflightAndLayoutTest {
     touch(temp.resolve("devices/cgroup.procs"));
     Preflight p =
         Containment.create(
-                settings(temp, EnumSet.of(Isolation.MEMORY), ContainmentSettings.DEFAULT_SETPRIV))
+                settings(
+                    temp, EnumSet.of(MesosIsolation.MEMORY), ContainmentSettings.DEFAULT_SETPRIV))
             .preflight();
     assertThat(p.missing()).singleElement().asString().contains("no cgroup v1 memory controller");
   }
@@ -116,7 +120,7 @@ class PreflightAndLayoutTest {
         Containment.create(
                 settings(
                     temp,
-                    EnumSet.of(Isolation.MEMORY, Isolation.CPU),
+                    EnumSet.of(MesosIsolation.MEMORY, MesosIsolation.CPU),
                     ContainmentSettings.DEFAULT_SETPRIV))
             .preflight();
     assertThat(p.message())

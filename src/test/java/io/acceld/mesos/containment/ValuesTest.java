@@ -3,6 +3,7 @@ package io.acceld.mesos.containment;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import io.acceld.config.MesosIsolation;
 import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
 import java.nio.file.Path;
@@ -14,14 +15,15 @@ import org.junit.jupiter.api.Test;
 class ValuesTest {
   @Test
   void isolationParses() {
-    assertThat(Isolation.parse(Isolation.DEFAULT)).isEqualTo(EnumSet.allOf(Isolation.class));
-    assertThat(Isolation.parse(" none ")).isEmpty();
-    assertThat(Isolation.parse("memory")).containsExactly(Isolation.MEMORY);
-    assertThatThrownBy(() -> Isolation.parse("devices,gpu"))
+    assertThat(MesosIsolation.parse(MesosIsolation.DEFAULT))
+        .isEqualTo(EnumSet.allOf(MesosIsolation.class));
+    assertThat(MesosIsolation.parse(" none ")).isEmpty();
+    assertThat(MesosIsolation.parse("memory")).containsExactly(MesosIsolation.MEMORY);
+    assertThatThrownBy(() -> MesosIsolation.parse("devices,gpu"))
         .hasMessageContaining("'gpu' is not an isolator");
-    assertThatThrownBy(() -> Isolation.parse("none,cpu")).hasMessageContaining("none cannot");
-    assertThatThrownBy(() -> Isolation.parse("")).hasMessageContaining("--mesos-isolation");
-    assertThat(Isolation.format(EnumSet.noneOf(Isolation.class))).isEqualTo("none");
+    assertThatThrownBy(() -> MesosIsolation.parse("none,cpu")).hasMessageContaining("none cannot");
+    assertThatThrownBy(() -> MesosIsolation.parse("")).hasMessageContaining("--mesos-isolation");
+    assertThat(MesosIsolation.format(EnumSet.noneOf(MesosIsolation.class))).isEqualTo("none");
   }
 
   @Test
@@ -79,7 +81,7 @@ class ValuesTest {
     assertThatThrownBy(
             () ->
                 new ContainmentSettings(
-                    EnumSet.allOf(Isolation.class),
+                    EnumSet.allOf(MesosIsolation.class),
                     true,
                     false,
                     Path.of("/sys/fs/cgroup"),

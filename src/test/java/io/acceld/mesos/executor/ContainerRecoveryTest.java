@@ -9,6 +9,7 @@ import io.acceld.proto.mesos.v1.TaskState;
 import io.acceld.proto.mesos.v1.TaskStatus;
 import io.acceld.proto.mesos.v1.executor.Call;
 import io.acceld.proto.mesos.v1.executor.Event;
+import io.acceld.testing.CgroupLeftovers;
 import io.acceld.testing.Eventually;
 import io.acceld.testing.MutableClock;
 import io.acceld.testing.ProcessCleanup;
@@ -30,6 +31,9 @@ import org.junit.jupiter.api.io.TempDir;
  * directory and recovers.
  */
 class ContainerRecoveryTest {
+  /** The secure defaults fence every task: its memory cgroup is here (v1, as on CI). */
+  static final Path MEMORY_CGROUPS = Path.of("/sys/fs/cgroup/memory/acceld/mesos");
+
   @TempDir Path dir;
   final RecordingSink before = new RecordingSink();
   final RecordingSink after = new RecordingSink();
@@ -63,13 +67,20 @@ class ContainerRecoveryTest {
   @Test
   void aTaskThatSurvivedIsReattachedAndItsExitReported() throws IOException {
     TaskStatus running = launchHeldTask("t-live");
+    String container = running.getContainerStatus().getContainerId().getValue();
+    Path limit = MEMORY_CGROUPS.resolve(container).resolve("memory.limit_in_bytes");
+    String limitBefore = Files.readString(limit);
     first.close();
 
     second = open(after);
     assertThat(second.recover()).containsExactly(new Holder.MesosTask("fw-1", "t-live"));
+    // its fence was found again, limits untouched
+    assertThat(CgroupLeftovers.under()).containsExactly(container);
+    assertThat(Files.readString(limit)).isEqualTo(limitBefore);
     Files.writeString(sandboxOf(dir, running).resolve("release"), "");
 
     TaskStatus finished = after.awaitTerminal("t-live");
+    assertThat(CgroupLeftovers.under()).isEmpty();
     assertThat(finished.getState()).isEqualTo(TaskState.TASK_FINISHED);
     assertThat(finished.getMessage()).isEqualTo("Command exited with status 0");
     assertThat(after.statesOf("t-live")).containsExactly(TaskState.TASK_FINISHED);
@@ -100,8 +111,13 @@ class ContainerRecoveryTest {
     Eventually.await(
         "the task to exit", () -> ProcessHandle.of(pid).filter(ProcessHandle::isAlive).isEmpty());
 
+    assertThat(CgroupLeftovers.under())
+        .containsExactly(running.getContainerStatus().getContainerId().getValue());
+
     second = open(after);
     assertThat(second.recover()).containsExactly(new Holder.MesosTask("fw-1", "t-done"));
+    // it ended meanwhile: its cgroup is removed, nothing is left under the agent's parent
+    assertThat(CgroupLeftovers.under()).isEmpty();
 
     TaskStatus finished = after.awaitTerminal("t-done");
     assertThat(finished.getState()).isEqualTo(TaskState.TASK_FINISHED);

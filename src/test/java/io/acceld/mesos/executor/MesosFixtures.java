@@ -2,6 +2,10 @@ package io.acceld.mesos.executor;
 
 import io.acceld.allocation.RuntimeSpec;
 import io.acceld.config.HostPort;
+import io.acceld.mesos.containment.Containment;
+import io.acceld.mesos.containment.ContainmentSettings;
+import io.acceld.mesos.containment.Fence;
+import io.acceld.mesos.containment.Limits;
 import io.acceld.mesos.tasks.Launch;
 import io.acceld.mesos.tasks.LaunchedTask;
 import io.acceld.proto.mesos.v1.AgentID;
@@ -23,9 +27,34 @@ import java.util.Arrays;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.Set;
 
 /** Protos and launches as the scheduler side hands them over, and where their files end up. */
 final class MesosFixtures {
+  /**
+   * No cgroup, no user switch: for the tests of starting, watching and killing a bare process. The
+   * containers' own tests run with the secure defaults.
+   */
+  static final ContainmentSettings UNCONTAINED =
+      new ContainmentSettings(
+          Set.of(),
+          false,
+          true,
+          Path.of("/sys/fs/cgroup"),
+          Path.of("/dev"),
+          ContainmentSettings.DEFAULT_SETPRIV,
+          ContainmentSettings.DEFAULT_PARENT);
+
+  /** The fence of a container that has none (see {@link #UNCONTAINED}). */
+  static Fence unfenced(String containerId) {
+    try {
+      return Containment.create(UNCONTAINED)
+          .create(containerId, new Limits(64L << 20, 1, false), List.of(), Optional.empty());
+    } catch (java.io.IOException e) {
+      throw new java.io.UncheckedIOException(e);
+    }
+  }
+
   static final HostPort AGENT_ADDRESS = new HostPort("127.0.0.1", 5051);
   static final FrameworkID FRAMEWORK = FrameworkID.newBuilder().setValue("fw-1").build();
   static final FrameworkInfo FRAMEWORK_INFO =

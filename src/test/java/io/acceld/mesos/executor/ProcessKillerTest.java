@@ -17,7 +17,16 @@ import org.junit.jupiter.api.io.TempDir;
 
 /** The one place a container's processes are killed: SIGTERM, then SIGKILL after the grace. */
 class ProcessKillerTest {
-  @TempDir Path sandboxes;
+  /** The bridge's directory: sandboxes/ and the agent's exits/ side by side, as in Containers. */
+  @TempDir Path state;
+
+  Path sandboxes;
+
+  @org.junit.jupiter.api.BeforeEach
+  void sandboxesUnderState() {
+    sandboxes = state.resolve("sandboxes");
+  }
+
   final ScheduledExecutorService work =
       Executors.newSingleThreadScheduledExecutor(new NamedThreads("killer-test"));
 
@@ -34,7 +43,8 @@ class ProcessKillerTest {
             .start(
                 containerId,
                 shell("trap '' TERM; : > started; exec sleep 600"),
-                box -> ProcessStarterTest.path());
+                box -> ProcessStarterTest.path(),
+                MesosFixtures.unfenced("c"));
     started.release();
     Path mark = started.sandbox().dir().resolve("started");
     Eventually.await("the command started", () -> Files.exists(mark));
@@ -44,7 +54,7 @@ class ProcessKillerTest {
   @Test
   void aGracefulKillEndsTheTreeOnlyOnceItsGraceHasPassed() throws Exception {
     ProcessTree tree = stubborn("c-1");
-    ProcessKiller killer = new ProcessKiller(tree, work);
+    ProcessKiller killer = new ProcessKiller(tree, MesosFixtures.unfenced("c"), work);
 
     killer.terminate(Duration.ofHours(1));
     Thread.sleep(300);
@@ -62,7 +72,7 @@ class ProcessKillerTest {
   @Test
   void aCancelledEscalationSendsNoSigkill() throws Exception {
     ProcessTree tree = stubborn("c-2");
-    ProcessKiller killer = new ProcessKiller(tree, work);
+    ProcessKiller killer = new ProcessKiller(tree, MesosFixtures.unfenced("c"), work);
 
     killer.terminate(Duration.ofMillis(200));
     killer.cancelEscalation();
@@ -75,7 +85,7 @@ class ProcessKillerTest {
   @Test
   void aKillEndsTheWholeTreeAtOnce() throws Exception {
     ProcessTree tree = stubborn("c-3");
-    ProcessKiller killer = new ProcessKiller(tree, work);
+    ProcessKiller killer = new ProcessKiller(tree, MesosFixtures.unfenced("c"), work);
 
     killer.kill();
 

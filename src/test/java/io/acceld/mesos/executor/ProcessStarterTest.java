@@ -18,7 +18,15 @@ import org.junit.jupiter.api.io.TempDir;
 
 /** The one place a container's process is started: held at its gate until released. */
 class ProcessStarterTest {
-  @TempDir Path sandboxes;
+  /** The bridge's directory: sandboxes/ and the agent's exits/ side by side, as in Containers. */
+  @TempDir Path state;
+
+  Path sandboxes;
+
+  @org.junit.jupiter.api.BeforeEach
+  void sandboxesUnderState() {
+    sandboxes = state.resolve("sandboxes");
+  }
 
   @AfterEach
   void cleanUp() {
@@ -37,7 +45,8 @@ class ProcessStarterTest {
   @Test
   void theCommandRunsOnlyOnceReleased() throws Exception {
     ProcessStarter.Started started =
-        starter(sandboxes).start("c-1", shell(": > ran"), box -> path());
+        starter(sandboxes)
+            .start("c-1", shell(": > ran"), box -> path(), MesosFixtures.unfenced("c"));
     Path ran = started.sandbox().dir().resolve("ran");
 
     Thread.sleep(200);
@@ -51,7 +60,8 @@ class ProcessStarterTest {
   @Test
   void anAbandonedStartRunsNothingAndLeavesNoProcess() throws Exception {
     ProcessStarter.Started started =
-        starter(sandboxes).start("c-2", shell(": > ran"), box -> path());
+        starter(sandboxes)
+            .start("c-2", shell(": > ran"), box -> path(), MesosFixtures.unfenced("c"));
 
     started.abandon();
 
@@ -70,7 +80,8 @@ class ProcessStarterTest {
                 box -> {
                   seen.set(box);
                   return Map.of("WHERE", box.dir().toString());
-                });
+                },
+                MesosFixtures.unfenced("c"));
     started.release();
 
     Path dir = started.sandbox().dir();
@@ -86,7 +97,13 @@ class ProcessStarterTest {
   @Test
   void aCommandWithoutValueIsRefusedNamingWhy() {
     assertThatThrownBy(
-            () -> starter(sandboxes).start("c-4", CommandInfo.getDefaultInstance(), b -> path()))
+            () ->
+                starter(sandboxes)
+                    .start(
+                        "c-4",
+                        CommandInfo.getDefaultInstance(),
+                        b -> path(),
+                        MesosFixtures.unfenced("c")))
         .isInstanceOf(IllegalArgumentException.class)
         .hasMessageContaining("'value'");
   }

@@ -18,7 +18,16 @@ import org.junit.jupiter.api.io.TempDir;
 
 /** The one place a container's exit is observed, and how it ended is read. */
 class ProcessWatchTest {
-  @TempDir Path sandboxes;
+  /** The bridge's directory: sandboxes/ and the agent's exits/ side by side, as in Containers. */
+  @TempDir Path state;
+
+  Path sandboxes;
+
+  @org.junit.jupiter.api.BeforeEach
+  void sandboxesUnderState() {
+    sandboxes = state.resolve("sandboxes");
+  }
+
   final ExecutorService work = Executors.newSingleThreadExecutor(new NamedThreads("watch-test"));
 
   @AfterEach
@@ -31,7 +40,11 @@ class ProcessWatchTest {
   void anExitIsReportedOnTheContainersThreadsWithTheCommandsStatus() throws Exception {
     ProcessStarter.Started started =
         ProcessStarterTest.starter(sandboxes)
-            .start("c-1", shell("exit 3"), box -> ProcessStarterTest.path());
+            .start(
+                "c-1",
+                shell("exit 3"),
+                box -> ProcessStarterTest.path(),
+                MesosFixtures.unfenced("c"));
     CompletableFuture<ProcessWatch.Exit> exit = new CompletableFuture<>();
     CompletableFuture<String> thread = new CompletableFuture<>();
 
@@ -39,6 +52,7 @@ class ProcessWatchTest {
         .watch(
             started.tree(),
             started.sandbox(),
+            started.fence(),
             e -> {
               thread.complete(Thread.currentThread().getName());
               exit.complete(e);
@@ -59,11 +73,34 @@ class ProcessWatchTest {
     Sandbox box = Sandbox.create(sandboxes, "c-2");
     Files.writeString(box.exitStatusFile(), "0\n");
 
-    ProcessWatch.Exit ended = ProcessWatch.whileAgentWasDown(box);
+    ProcessWatch.Exit ended = ProcessWatch.whileAgentWasDown(box, MesosFixtures.unfenced("c"));
 
     assertThat(ended.leaderExit()).isEqualTo(Optional.empty());
     assertThat(ended.describe().succeeded()).isTrue();
     assertThat(ended.describe().message(ended.leaderExit()))
         .isEqualTo("Command exited with status 0");
+  }
+
+  @Test
+  void theWrapperWritesTheStatusOutsideTheSandboxSoALinkThereCannotRedirectIt() throws Exception {
+    Path target = state.resolve("not-the-tasks");
+    ProcessStarter.Started started =
+        ProcessStarterTest.starter(sandboxes)
+            .start(
+                "c-3",
+                // what a task owning its sandbox could do: plant a link where the status used to go
+                shell("ln -s " + target + " " + Sandbox.LEGACY_EXIT_STATUS + "; exit 4"),
+                box -> ProcessStarterTest.path(),
+                MesosFixtures.unfenced("c"));
+    CompletableFuture<ProcessWatch.Exit> exit = new CompletableFuture<>();
+    new ProcessWatch(work)
+        .watch(started.tree(), started.sandbox(), started.fence(), exit::complete);
+    started.release();
+
+    ProcessWatch.Exit ended = exit.get(10, TimeUnit.SECONDS);
+    assertThat(started.sandbox().exitStatusFile().startsWith(started.sandbox().dir())).isFalse();
+    assertThat(Files.readString(started.sandbox().exitStatusFile())).isEqualTo("4\n");
+    assertThat(target).doesNotExist();
+    assertThat(ended.describe().status()).contains(4);
   }
 }

@@ -5,6 +5,7 @@ import io.acceld.allocation.TopologyAwareChooser;
 import io.acceld.config.HostPort;
 import io.acceld.ledger.DeviceLedger;
 import io.acceld.mesos.MesosBridge;
+import io.acceld.mesos.containment.ContainmentSettings;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -19,6 +20,16 @@ import java.util.Optional;
  */
 public final class BridgeOverLedger {
   private BridgeOverLedger() {}
+
+  /**
+   * The default containment (devices, memory, cpu; tasks as their user), but with root tasks
+   * allowed: the fixtures' frameworks name user root.
+   */
+  public static ContainmentSettings rootTasksAllowed() {
+    ContainmentSettings d = ContainmentSettings.defaults();
+    return new ContainmentSettings(
+        d.isolation(), d.switchUser(), true, d.cgroupRoot(), d.devRoot(), d.setpriv(), d.parent());
+  }
 
   public static MesosBridge start(Path root, Path stateDir, DeviceLedger ledger)
       throws IOException {
@@ -41,7 +52,8 @@ public final class BridgeOverLedger {
             "cpus:0;mem:0;disk:0",
             true,
             Duration.ofMinutes(1),
-            Duration.ofMillis(200)),
+            Duration.ofMillis(200),
+            BridgeOverLedger.rootTasksAllowed()),
         ledger,
         new TopologyAwareChooser(),
         new RuntimeSpecs(Path.of("/dev"), Optional.empty()),

@@ -1,4 +1,4 @@
-package io.acceld.mesos.containment;
+package io.acceld.config;
 
 import java.util.EnumSet;
 import java.util.Locale;
@@ -6,7 +6,7 @@ import java.util.Set;
 import java.util.stream.Collectors;
 
 /** One isolator of {@code --mesos-isolation}. */
-public enum Isolation {
+public enum MesosIsolation {
   /** Only the task's own accelerators' device nodes can be opened. */
   DEVICES,
   /** The task's memory is limited to its {@code mem} resource. */
@@ -23,16 +23,16 @@ public enum Isolation {
    *
    * @throws IllegalArgumentException naming the item that is not an isolator
    */
-  public static Set<Isolation> parse(String list) {
+  public static Set<MesosIsolation> parse(String list) {
     if (list == null || list.isBlank()) {
       throw new IllegalArgumentException(
           "--mesos-isolation is empty: give a list of devices,memory,cpu or none");
     }
     String trimmed = list.strip();
     if (trimmed.equalsIgnoreCase("none")) {
-      return EnumSet.noneOf(Isolation.class);
+      return EnumSet.noneOf(MesosIsolation.class);
     }
-    EnumSet<Isolation> set = EnumSet.noneOf(Isolation.class);
+    EnumSet<MesosIsolation> set = EnumSet.noneOf(MesosIsolation.class);
     for (String item : trimmed.split(",", -1)) {
       String name = item.strip().toLowerCase(Locale.ROOT);
       switch (name) {
@@ -53,7 +53,7 @@ public enum Isolation {
   }
 
   /** The setting's spelling of a set, in declaration order, {@code none} when empty. */
-  public static String format(Set<Isolation> set) {
+  public static String format(Set<MesosIsolation> set) {
     return set.isEmpty()
         ? "none"
         : set.stream()

@@ -1,0 +1,74 @@
+package io.acceld.testing;
+
+import io.acceld.mesos.containment.ContainmentSettings;
+import java.io.IOException;
+import java.nio.file.DirectoryStream;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.TreeSet;
+import org.junit.jupiter.api.extension.AfterAllCallback;
+import org.junit.jupiter.api.extension.AfterEachCallback;
+import org.junit.jupiter.api.extension.ExtensionContext;
+
+/**
+ * Removes the Mesos task cgroups a test left under {@code <cgroup-root>/<hierarchy>/acceld/mesos}
+ * (registered for every test; it runs after the test's own clean-up, which kills what the test left
+ * running, and an rmdir removes only an empty cgroup, so a busy one stays and is named). Tests that
+ * stop a bridge leave its tasks running on purpose, as an agent restart does; their processes are
+ * killed by the test, but nothing else would remove the cgroups. Tests of containment assert that
+ * the agent itself removed them ({@link #under}) before this runs.
+ */
+public final class CgroupLeftovers implements AfterEachCallback, AfterAllCallback {
+  static final Path ROOT = Path.of("/sys/fs/cgroup");
+
+  @Override
+  public void afterEach(ExtensionContext context) {
+    removeAll();
+  }
+
+  @Override
+  public void afterAll(ExtensionContext context) {
+    removeAll();
+  }
+
+  /** The container ids that have a cgroup under the agent's parent, in any hierarchy. */
+  public static List<String> under() {
+    TreeSet<String> ids = new TreeSet<>();
+    for (Path parent : parents()) {
+      try (DirectoryStream<Path> dirs = Files.newDirectoryStream(parent, Files::isDirectory)) {
+        dirs.forEach(d -> ids.add(d.getFileName().toString()));
+      } catch (IOException e) {
+        // no such hierarchy or parent
+      }
+    }
+    return List.copyOf(ids);
+  }
+
+  private static List<Path> parents() {
+    List<Path> parents = new ArrayList<>();
+    try (DirectoryStream<Path> hierarchies = Files.newDirectoryStream(ROOT, Files::isDirectory)) {
+      hierarchies.forEach(h -> parents.add(h.resolve(ContainmentSettings.DEFAULT_PARENT)));
+    } catch (IOException e) {
+      return List.of();
+    }
+    return parents;
+  }
+
+  private static void removeAll() {
+    for (Path parent : parents()) {
+      try (DirectoryStream<Path> dirs = Files.newDirectoryStream(parent, Files::isDirectory)) {
+        for (Path dir : dirs) {
+          try {
+            Files.delete(dir); // rmdir: only an empty cgroup goes, a busy one stays and shows
+          } catch (IOException e) {
+            System.err.println("CgroupLeftovers: cannot remove " + dir + ": " + e);
+          }
+        }
+      } catch (IOException e) {
+        // no such hierarchy or parent
+      }
+    }
+  }
+}
