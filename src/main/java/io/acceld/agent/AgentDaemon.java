@@ -44,8 +44,10 @@ import java.net.BindException;
 import java.net.SocketException;
 import java.time.Clock;
 import java.util.ArrayList;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
+import java.util.Map;
 import java.util.Optional;
 import java.util.function.BooleanSupplier;
 import java.util.function.Supplier;
@@ -191,7 +193,10 @@ public final class AgentDaemon implements AutoCloseable {
                 () ->
                     DeviceJson.render(
                             DeviceListing.rows(
-                                ledger.current(), config::sharing, config.get(Settings.DEV_ROOT)))
+                                ledger.current(),
+                                config::sharing,
+                                config.get(Settings.DEV_ROOT),
+                                this::containmentOf))
                         + "\n"));
     server.degradedBy(
         () -> {
@@ -277,6 +282,27 @@ public final class AgentDaemon implements AutoCloseable {
         keep(
             NodeFeatureSink.connect(
                 config.get(Settings.KUBECONFIG), config.environment(), nodeName)));
+  }
+
+  /** How a Mesos task holding a device is fenced, for {@code /devices}; nothing for others. */
+  private Optional<Map<String, Object>> containmentOf(Holder holder) {
+    if (!(holder instanceof Holder.MesosTask task)) {
+      return Optional.empty();
+    }
+    return mesos
+        .flatMap(bridge -> bridge.containmentOf(task))
+        .map(
+            f -> {
+              Map<String, Object> c = new LinkedHashMap<>();
+              c.put("containerId", f.containerId());
+              c.put("cgroups", f.cgroups());
+              f.user()
+                  .ifPresent(u -> c.put("user", u.name() + " (" + u.uid() + ":" + u.gid() + ")"));
+              c.put("memoryBytes", f.limits().memoryBytes());
+              c.put("cpus", f.limits().cpus());
+              c.put("isolation", f.isolation());
+              return c;
+            });
   }
 
   /** The DRA publisher, when it runs. */

@@ -5,6 +5,7 @@ import io.acceld.inventory.Device;
 import io.acceld.inventory.DeviceJson;
 import io.acceld.inventory.ReplicaId;
 import io.acceld.ledger.Availability;
+import io.acceld.ledger.Holder;
 import io.acceld.ledger.Lease;
 import java.nio.file.Path;
 import java.util.ArrayList;
@@ -30,12 +31,25 @@ public final class DeviceListing {
 
   public static List<Map<String, Object>> rows(
       Availability availability, Function<String, SharingPolicy> sharing, Path devRoot) {
+    return rows(availability, sharing, devRoot, holder -> Optional.empty());
+  }
+
+  /**
+   * As {@link #rows(Availability, Function, Path)}, with {@code containment} describing how a
+   * holder is fenced (a Mesos task's cgroups, user and limits), added to its rows as {@code
+   * container}.
+   */
+  public static List<Map<String, Object>> rows(
+      Availability availability,
+      Function<String, SharingPolicy> sharing,
+      Path devRoot,
+      Function<Holder, Optional<Map<String, Object>>> containment) {
     List<Map<String, Object>> rows = new ArrayList<>();
     for (Device d : availability.inventory().devices()) {
       Map<String, Object> base = DeviceJson.row(d, availability.inventory(), devRoot);
       SharingPolicy policy = sharing.apply(d.resource());
       if (!policy.isShared()) {
-        rows.add(withHolder(base, holderOf(availability, ReplicaId.whole(d.id()))));
+        rows.add(withHolder(base, holderOf(availability, ReplicaId.whole(d.id())), containment));
         continue;
       }
       for (int k = 0; k < policy.replicas(); k++) {
@@ -44,7 +58,7 @@ public final class DeviceListing {
         row.put("resource", policy.advertisedName(d.resource()));
         row.put("id", slot.advertisedId());
         row.put("physicalId", d.id());
-        rows.add(withHolder(row, holderOf(availability, slot)));
+        rows.add(withHolder(row, holderOf(availability, slot), containment));
       }
     }
     return rows;
@@ -57,7 +71,10 @@ public final class DeviceListing {
         .findFirst();
   }
 
-  private static Map<String, Object> withHolder(Map<String, Object> row, Optional<Lease> lease) {
+  private static Map<String, Object> withHolder(
+      Map<String, Object> row,
+      Optional<Lease> lease,
+      Function<Holder, Optional<Map<String, Object>>> containment) {
     if (lease.isEmpty()) {
       row.put("holderKind", FREE);
       return row;
@@ -65,6 +82,7 @@ public final class DeviceListing {
     row.put("holderKind", lease.get().holder().kind().label());
     row.put("holder", lease.get().holder().name());
     row.put("heldSince", lease.get().since().toString());
+    containment.apply(lease.get().holder()).ifPresent(c -> row.put("container", c));
     return row;
   }
 }

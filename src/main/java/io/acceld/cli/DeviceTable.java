@@ -113,12 +113,31 @@ final class DeviceTable {
     String name = text(d.get("holder"));
     return switch (kind) {
       case "kubelet_pod" -> "pod " + name;
-      case "mesos_task" -> "mesos " + name;
+      case "mesos_task" -> "mesos " + name + fence(d.get("container"));
       case "dra_claim" -> "dra_claim " + name;
       case "kubelet_pending" -> "pending";
       case "" -> "";
       default -> kind;
     };
+  }
+
+  /**
+   * A fenced Mesos task's user and memory limit, as {@code [as nobody (65534:65534), 32 MiB, cgroup
+   * acceld/mesos/<id>]}; nothing when it runs unfenced.
+   */
+  private static String fence(Object container) {
+    if (!(container instanceof Map<?, ?> c)) {
+      return "";
+    }
+    StringBuilder out = new StringBuilder(" [");
+    if (c.get("user") != null) {
+      out.append("as ").append(c.get("user")).append(", ");
+    }
+    if (c.get("memoryBytes") instanceof Number n && n.longValue() > 0) {
+      out.append(n.longValue() >> 20).append(" MiB, ");
+    }
+    out.append("cgroup acceld/mesos/").append(text(c.get("containerId"))).append(']');
+    return out.toString();
   }
 
   private static String text(Object value) {

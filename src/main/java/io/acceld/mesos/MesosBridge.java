@@ -277,6 +277,15 @@ public final class MesosBridge implements AutoCloseable {
   }
 
   /**
+   * How {@code task} is contained, for {@code /devices} and {@code acceld devices}: its cgroups,
+   * user and limits. Empty when it does not run here or runs unfenced.
+   */
+  public Optional<io.acceld.mesos.containment.FenceDescription> containmentOf(
+      Holder.MesosTask task) {
+    return containers == null ? Optional.empty() : containers.fenceOf(task);
+  }
+
+  /**
    * Whether the bridge still works (for {@code /healthz}): its HTTP threads, the containers'
    * threads, the status-update sender and the master's allocation loop all run. None of them is
    * expected to stop while the agent runs; if one did, a restart re-attaches every task.

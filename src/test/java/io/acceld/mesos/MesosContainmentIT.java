@@ -239,7 +239,7 @@ class MesosContainmentIT {
                     offer.getAgentId(),
                     "(setsid sh -c 'trap \"\" TERM; echo child=$$; exec sleep 600' &);"
                         + " exec sleep 600",
-                    List.of(scalar("cpus", 0.1), scalar("mem", 64))))));
+                    List.of(scalar("cpus", 0.1), scalar("mem", 64), scalar("gpus", 1))))));
     TaskStatus running = fw.await("stubborn", TaskState.TASK_RUNNING);
     Path out = stdout(running);
     Eventually.await("the child started", () -> read(out).contains("child="));
@@ -256,6 +256,19 @@ class MesosContainmentIT {
     assertThat(shown.get("cgroups").toString()).contains("acceld/mesos/" + container);
     assertThat(shown.get("user").get("name").asText()).isEqualTo("nobody");
     assertThat(shown.get("limits").get("memory_bytes").asLong()).isEqualTo(64L << 20);
+    // and so does /devices (acceld devices --agent) on the row of the GPU it holds
+    com.fasterxml.jackson.databind.JsonNode held = null;
+    for (com.fasterxml.jackson.databind.JsonNode row :
+        new com.fasterxml.jackson.databind.ObjectMapper()
+            .readTree(get(daemon.metricsServer().port(), "/devices"))) {
+      if (row.path("holderKind").asText().equals("mesos_task")) {
+        held = row;
+      }
+    }
+    assertThat(held).as("the task's GPU in /devices").isNotNull();
+    assertThat(held.path("container").path("containerId").asText()).isEqualTo(container);
+    assertThat(held.path("container").path("user").asText()).startsWith("nobody (65534:");
+    assertThat(held.path("container").path("memoryBytes").asLong()).isEqualTo(64L << 20);
 
     fw.call(kill(fw.id(), "stubborn"));
     fw.await("stubborn", TaskState.TASK_KILLED);

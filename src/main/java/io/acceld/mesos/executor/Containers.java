@@ -483,6 +483,29 @@ public final class Containers
     return fences.stream().flatMap(Optional::stream).map(Fence::describe).toList();
   }
 
+  /** The containment of the container {@code task} runs in, if it runs here fenced. */
+  public Optional<io.acceld.mesos.containment.FenceDescription> fenceOf(
+      io.acceld.ledger.Holder.MesosTask task) {
+    CommandTaskRunner command;
+    List<ExecutorProcess> executing;
+    synchronized (lock) {
+      command = commandTasks.get(new TaskKey(task.frameworkId(), task.taskId()));
+      executing =
+          executors.entrySet().stream()
+              .filter(e -> e.getKey().framework().equals(task.frameworkId()))
+              .map(java.util.Map.Entry::getValue)
+              .toList();
+    }
+    if (command != null) {
+      return command.fence().map(Fence::describe);
+    }
+    return executing.stream()
+        .filter(e -> e.hasTask(task.taskId()))
+        .findFirst()
+        .flatMap(ExecutorProcess::fence)
+        .map(Fence::describe);
+  }
+
   /** The running tasks (a custom executor's each count), for the series by isolation. */
   public int runningTasks() {
     List<ExecutorProcess> executing;
