@@ -60,11 +60,11 @@ class AgentKillNineChaosIT {
   static final String GPU = "nvidia.com/gpu";
 
   /**
-   * Twelve rounds in the suite: each is a fresh agent process, a burst, a kill -9 and a restart
-   * (about 6 s on 2 cores now that tasks start and end in cgroup fences), and the seed varies the
-   * kill instant per run. {@code -Dacceld.killNineRounds=100} for a long soak.
+   * Ten rounds in the suite: each is a fresh agent process, a burst, a kill -9 and a restart (about
+   * 6 s on 2 cores now that tasks start and end in cgroup fences), and the seed varies the kill
+   * instant per run. {@code -Dacceld.killNineRounds=100} for a long soak.
    */
-  static final int ROUNDS = Integer.getInteger("acceld.killNineRounds", 12);
+  static final int ROUNDS = Integer.getInteger("acceld.killNineRounds", 10);
 
   static final Duration WAIT = Duration.ofSeconds(20);
 

@@ -293,11 +293,11 @@ class SlicePublisherTest {
     store.publish(inventory(List.of(TestDevices.nvidia(0, 0), TestDevices.nvidia(1, 0))));
     Eventually.await("degraded", () -> publisher.status().degraded().isPresent());
     assertThat(publisher.status().lastError().get()).contains("HTTP " + status);
-    // Backoff 100 ms doubling to 800 ms, two loops (writes and the watch): in 3 s at most
-    // 2 x (1 + 3 + 3) requests; a loop without backoff would make hundreds.
+    // Backoff 100 ms doubling to 800 ms, two loops (writes and the watch): in 1.5 s at most
+    // 2 x (1 + 1 + 1 + 1 + 2) requests; a loop without backoff would make hundreds.
     long before = api.requests();
-    Thread.sleep(3000); // measuring a rate: the time is the point
-    assertThat(api.requests() - before).isLessThanOrEqualTo(16);
+    Thread.sleep(1500); // measuring a rate: the time is the point
+    assertThat(api.requests() - before).isLessThanOrEqualTo(12);
     api.failWith(0);
     Eventually.await("recovered", Duration.ofSeconds(3), () -> published().size() == 2);
     Eventually.await("no error", () -> publisher.status().lastError().isEmpty());
