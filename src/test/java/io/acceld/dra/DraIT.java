@@ -36,6 +36,7 @@ import io.acceld.simulate.Fixtures;
 import io.acceld.simulate.SimulatedGpu;
 import io.acceld.testing.CdiSchemas;
 import io.acceld.testing.DaemonFlags;
+import io.acceld.testing.Eventually;
 import io.acceld.testing.NvmlDouble;
 import io.acceld.testing.kube.KubeApiDouble;
 import io.acceld.testing.kubelet.DeviceState;
@@ -298,8 +299,9 @@ class DraIT {
     return (System.nanoTime() - start) / 1_000_000;
   }
 
-  private static void await(String what, BooleanSupplier condition) throws InterruptedException {
-    within(WAIT, what, condition);
+  /** A wait, not a latency bound: scaled with the machine's load, as every other test's. */
+  private static void await(String what, BooleanSupplier condition) {
+    Eventually.await(what, WAIT, condition);
   }
 
   private List<DeviceState> kubeletDevices() {
