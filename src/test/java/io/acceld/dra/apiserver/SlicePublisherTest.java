@@ -80,10 +80,14 @@ class SlicePublisherTest {
   }
 
   void start() throws Exception {
+    start(FAST);
+  }
+
+  void start(DraApiSettings.Timings timings) throws Exception {
     KubeConfig kube = KubeConfigLoader.fromFile(api.kubeconfig(dir, "s3cret"), "test");
     publisher =
         SlicePublisher.start(
-            new DraApiSettings(DRIVER, NODE, kube, FAST), ledger, registry, Clock.systemUTC());
+            new DraApiSettings(DRIVER, NODE, kube, timings), ledger, registry, Clock.systemUTC());
   }
 
   static Inventory inventory(List<Device> devices) {
@@ -202,6 +206,28 @@ class SlicePublisherTest {
   }
 
   @Test
+  void closeEndsBothThreadsWhileTheServerHangs() throws Exception {
+    store.publish(inventory(List.of(TestDevices.nvidia(0, 0))));
+    Set<Thread> before = Thread.getAllStackTraces().keySet();
+    start();
+    Eventually.await("published", () -> publisher.status().published());
+    // A server that stopped answering: the next write and the next watch hang in their requests
+    api.resetCounts();
+    api.delay(Duration.ofSeconds(30));
+    api.dropWatches();
+    store.publish(inventory(List.of(TestDevices.nvidia(0, 0), TestDevices.nvidia(1, 0))));
+    Eventually.await("both requests under way", () -> api.requests() >= 2);
+    publisher.close();
+    // close waits up to 5 s for each thread; ended, not waited out, they are gone now
+    assertThat(
+            Thread.getAllStackTraces().keySet().stream()
+                .filter(t -> t.isAlive() && !before.contains(t))
+                .map(Thread::getName)
+                .filter(n -> n.startsWith("acceld-dra-")))
+        .isEmpty();
+  }
+
+  @Test
   void anUnhealthyDeviceLeavesAndComesBack() throws Exception {
     Device gpu = TestDevices.nvidia(0, 0);
     store.publish(inventory(List.of(gpu, TestDevices.nvidia(1, 0))));
@@ -285,7 +311,16 @@ class SlicePublisherTest {
   @ValueSource(ints = {401, 403, 409, 422, 500})
   void refusalsAreRetriedWithBackoffNotInALoop(int status) throws Exception {
     store.publish(inventory(List.of(TestDevices.nvidia(0, 0))));
-    start();
+    // A backoff of 20 ms doubling to 160 ms: the rate is measured in a window of 0.3 s, not
+    // seconds, for each of the five refusals.
+    start(
+        new DraApiSettings.Timings(
+            FAST.requestTimeout(),
+            FAST.settle(),
+            FAST.minWriteInterval(),
+            Duration.ofMillis(20),
+            Duration.ofMillis(160),
+            FAST.watchTimeout()));
     Eventually.await("published", () -> publisher.status().published());
     api.failWith(status);
     api.resetCounts();
@@ -293,10 +328,11 @@ class SlicePublisherTest {
     store.publish(inventory(List.of(TestDevices.nvidia(0, 0), TestDevices.nvidia(1, 0))));
     Eventually.await("degraded", () -> publisher.status().degraded().isPresent());
     assertThat(publisher.status().lastError().get()).contains("HTTP " + status);
-    // Backoff 100 ms doubling to 800 ms, two loops (writes and the watch): in 1.5 s at most
-    // 2 x (1 + 1 + 1 + 1 + 2) requests; a loop without backoff would make hundreds.
+    // Two loops (writes and the watch), each retrying after 20, 40, 80, 160, 160 ms: in 0.3 s at
+    // most 2 x 5 requests, and one more each already under way; a loop without backoff would make
+    // hundreds.
     long before = api.requests();
-    Thread.sleep(1500); // measuring a rate: the time is the point
+    Thread.sleep(300); // measuring a rate: the time is the point
     assertThat(api.requests() - before).isLessThanOrEqualTo(12);
     api.failWith(0);
     Eventually.await("recovered", Duration.ofSeconds(3), () -> published().size() == 2);
