@@ -17,6 +17,7 @@ import java.util.regex.Pattern;
 /** The value types settings use. Each error message says what a valid value looks like. */
 public final class Parsers {
   private static final Pattern DURATION = Pattern.compile("^(\\d+)(ms|s|m|h)$");
+  private static final Pattern PLAIN_NAME = Pattern.compile("[A-Za-z0-9_][A-Za-z0-9_.-]{0,99}");
 
   /**
    * The longest duration any setting takes: a year. Longer ones are typos, and would overflow the
@@ -37,6 +38,24 @@ public final class Parsers {
       } catch (InvalidPathException e) {
         throw new IllegalArgumentException("'" + raw + "' is not a valid path");
       }
+    };
+  }
+
+  /**
+   * A relative path of plain names ({@code acceld/mesos}): no leading slash, no {@code .} or {@code
+   * ..}, no empty segment, so it cannot reach outside the directory it is resolved against.
+   */
+  public static ValueParser<String> relativeNames() {
+    return raw -> {
+      noControlCharacters(raw);
+      for (String segment : raw.split("/", -1)) {
+        if (!PLAIN_NAME.matcher(segment).matches()) {
+          throw new IllegalArgumentException(
+              "expects a relative path of plain names like acceld/mesos, got "
+                  + ClientText.quote(raw));
+        }
+      }
+      return raw;
     };
   }
 

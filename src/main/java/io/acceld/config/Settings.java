@@ -353,9 +353,19 @@ public final class Settings {
           "cgroup-root",
           "DIR",
           "Where the cgroup hierarchies are mounted (v1 or v2); Mesos tasks get their cgroups"
-              + " under acceld/mesos there.",
+              + " under --mesos-cgroup-parent there.",
           Parsers.path(),
           "/sys/fs/cgroup");
+
+  public static final Setting<String> MESOS_CGROUP_PARENT =
+      new Setting<>(
+          "mesos-cgroup-parent",
+          "PATH",
+          "The cgroup, relative to each hierarchy under --cgroup-root, that this agent owns: every"
+              + " Mesos task's cgroup is made in it, and a restart removes those of tasks that are"
+              + " gone. Two agents on one host need two parents.",
+          Parsers.relativeNames(),
+          "acceld/mesos");
 
   public static final Setting<String> DRA_DRIVER =
       new Setting<>(
@@ -527,6 +537,7 @@ public final class Settings {
           MESOS_SWITCH_USER,
           MESOS_ALLOW_ROOT_TASKS,
           CGROUP_ROOT,
+          MESOS_CGROUP_PARENT,
           DRA_DRIVER,
           KUBECONFIG,
           KUBELET_PLUGINS_DIR,

@@ -114,7 +114,7 @@ public final class MesosBridge implements AutoCloseable {
           config.get(Settings.CGROUP_ROOT),
           config.get(Settings.DEV_ROOT),
           ContainmentSettings.DEFAULT_SETPRIV,
-          ContainmentSettings.DEFAULT_PARENT);
+          config.get(Settings.MESOS_CGROUP_PARENT));
     }
   }
 

@@ -7,6 +7,7 @@ import io.acceld.config.AgentConfig.Source;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
+import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.OptionalInt;
@@ -209,6 +210,23 @@ class ConfigLoaderTest {
     assertThatThrownBy(() -> Parsers.hostPort().parse("9445")).hasMessageContaining("HOST:PORT");
     assertThatThrownBy(() -> Parsers.integer(1, 16).parse("0"))
         .hasMessageContaining("from 1 to 16");
+  }
+
+  @Test
+  void aCgroupParentThatCouldLeaveItsHierarchyIsRefusedNamingTheFlag() {
+    assertThat(load(Map.of(), Map.of(), null).get(Settings.MESOS_CGROUP_PARENT))
+        .isEqualTo("acceld/mesos");
+    assertThat(
+            load(Map.of("mesos-cgroup-parent", "node-a.slice/acceld"), Map.of(), null)
+                .get(Settings.MESOS_CGROUP_PARENT))
+        .isEqualTo("node-a.slice/acceld");
+    for (String bad : List.of("/acceld/mesos", "../mesos", "acceld//mesos", "acceld/..", "")) {
+      assertThatThrownBy(() -> load(Map.of("mesos-cgroup-parent", bad), Map.of(), null))
+          .as(bad)
+          .isInstanceOf(ConfigException.class)
+          .hasMessageContaining("--mesos-cgroup-parent")
+          .hasMessageContaining("relative path of plain names");
+    }
   }
 
   @Test

@@ -6,10 +6,12 @@ import io.acceld.testing.Command;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.net.ServerSocket;
+import java.nio.channels.FileChannel;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.LinkOption;
 import java.nio.file.Path;
+import java.nio.file.StandardOpenOption;
 import java.security.MessageDigest;
 import java.security.NoSuchAlgorithmException;
 import java.time.Duration;
@@ -33,6 +35,7 @@ final class RuntimeImage {
   static final Path RELEASE_BUILD = Path.of("deploy/release/build.sh");
   private static final Path WORK = Path.of("target/release-it").toAbsolutePath();
   private static final Path FINGERPRINT = WORK.resolve("fingerprint");
+  private static final Path LOCK = WORK.resolveSibling("release-it.lock");
   private static final List<Path> INPUTS =
       List.of(
           Path.of("deploy/release"),
@@ -124,9 +127,15 @@ final class RuntimeImage {
     if (current) {
       return;
     }
-    try {
+    // Test JVMs run in parallel forks: one builds while another waits here, then finds it current.
+    try (FileChannel lock =
+        FileChannel.open(LOCK, StandardOpenOption.CREATE, StandardOpenOption.WRITE)) {
+      lock.lock(); // released when the channel closes
       build();
       current = true;
+    } catch (IOException e) {
+      failed = new AssertionError("cannot lock " + LOCK, e);
+      throw failed;
     } catch (AssertionError | RuntimeException e) {
       failed = e instanceof AssertionError a ? a : new AssertionError(e);
       throw e;

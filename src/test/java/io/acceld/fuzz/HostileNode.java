@@ -4,6 +4,7 @@ import io.acceld.agent.AgentDaemon;
 import io.acceld.config.ConfigLoader;
 import io.acceld.simulate.FixtureNode;
 import io.acceld.simulate.Fixtures;
+import io.acceld.testing.CgroupLeftovers;
 import io.acceld.testing.NvmlDouble;
 import io.acceld.testing.kubelet.KubeletDouble;
 import java.io.IOException;
@@ -51,7 +52,8 @@ final class HostileNode implements AutoCloseable {
                       Map.entry("metrics-address", "127.0.0.1:0"),
                       Map.entry("mesos-address", "127.0.0.1:0"),
                       Map.entry("mesos-heartbeat", "1s"),
-                      Map.entry("mesos-reserve", "cpus:0;mem:0;disk:0")),
+                      Map.entry("mesos-reserve", "cpus:0;mem:0;disk:0"),
+                      Map.entry("mesos-cgroup-parent", CgroupLeftovers.PARENT)),
                   Map.of(),
                   Optional.empty()));
     } catch (IOException | RuntimeException e) {

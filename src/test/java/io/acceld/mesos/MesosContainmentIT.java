@@ -156,7 +156,7 @@ class MesosContainmentIT {
   }
 
   private static void nothingLeftUnderTheParent() {
-    assertThat(CgroupLeftovers.under()).as("cgroups under acceld/mesos").isEmpty();
+    assertThat(CgroupLeftovers.under()).as("cgroups under the agent's parent").isEmpty();
   }
 
   @Test
@@ -253,7 +253,7 @@ class MesosContainmentIT {
             .get("containers")
             .get(0);
     assertThat(shown.get("container_id").asText()).isEqualTo(container);
-    assertThat(shown.get("cgroups").toString()).contains("acceld/mesos/" + container);
+    assertThat(shown.get("cgroups").toString()).contains(CgroupLeftovers.PARENT + "/" + container);
     assertThat(shown.get("user").get("name").asText()).isEqualTo("nobody");
     assertThat(shown.get("limits").get("memory_bytes").asLong()).isEqualTo(64L << 20);
     // and so does /devices (acceld devices --agent) on the row of the GPU it holds

@@ -18,6 +18,7 @@ import io.acceld.proto.mesos.v1.Offer;
 import io.acceld.proto.mesos.v1.TaskState;
 import io.acceld.proto.mesos.v1.TaskStatus;
 import io.acceld.proto.mesos.v1.scheduler.Event;
+import io.acceld.testing.CgroupLeftovers;
 import io.acceld.testing.Waits;
 import io.acceld.testing.kubelet.DeviceState;
 import io.acceld.testing.kubelet.KubeletDouble;
@@ -87,7 +88,9 @@ class MesosKillNineIT {
                 "cpus:0;mem:0;disk:0",
                 // its framework's user is root; its tasks run fenced all the same
                 "--mesos-allow-root-tasks",
-                "true"));
+                "true",
+                "--mesos-cgroup-parent",
+                CgroupLeftovers.PARENT));
     Process p =
         new ProcessBuilder(command)
             .redirectOutput(dir.resolve("out-" + run + ".txt").toFile())

@@ -1,6 +1,5 @@
 package io.acceld.testing;
 
-import io.acceld.mesos.containment.ContainmentSettings;
 import java.io.IOException;
 import java.nio.file.DirectoryStream;
 import java.nio.file.Files;
@@ -13,15 +12,22 @@ import org.junit.jupiter.api.extension.AfterEachCallback;
 import org.junit.jupiter.api.extension.ExtensionContext;
 
 /**
- * Removes the Mesos task cgroups a test left under {@code <cgroup-root>/<hierarchy>/acceld/mesos}
- * (registered for every test; it runs after the test's own clean-up, which kills what the test left
- * running, and an rmdir removes only an empty cgroup, so a busy one stays and is named). Tests that
- * stop a bridge leave its tasks running on purpose, as an agent restart does; their processes are
- * killed by the test, but nothing else would remove the cgroups. Tests of containment assert that
- * the agent itself removed them ({@link #under}) before this runs.
+ * Removes the Mesos task cgroups a test left under {@code <cgroup-root>/<hierarchy>/}{@link
+ * #PARENT} (registered for every test; it runs after the test's own clean-up, which kills what the
+ * test left running, and an rmdir removes only an empty cgroup, so a busy one stays and is named).
+ * Tests that stop a bridge leave its tasks running on purpose, as an agent restart does; their
+ * processes are killed by the test, but nothing else would remove the cgroups. Tests of containment
+ * assert that the agent itself removed them ({@link #under}) before this runs.
  */
 public final class CgroupLeftovers implements AfterEachCallback, AfterAllCallback {
   static final Path ROOT = Path.of("/sys/fs/cgroup");
+
+  /**
+   * The {@code --mesos-cgroup-parent} of every agent this test JVM starts: its own, so that two
+   * test JVMs (the suite runs its classes in parallel forks) never take each other's task cgroups
+   * for ones to remove on recovery, and never touch a real agent's {@code acceld/mesos}.
+   */
+  public static final String PARENT = "acceld-test-" + ProcessHandle.current().pid() + "/mesos";
 
   @Override
   public void afterEach(ExtensionContext context) {
@@ -31,6 +37,16 @@ public final class CgroupLeftovers implements AfterEachCallback, AfterAllCallbac
   @Override
   public void afterAll(ExtensionContext context) {
     removeAll();
+    // and the parent itself, bottom up; a later test's agent makes it again
+    for (Path parent : parents()) {
+      for (Path dir = parent; !dir.equals(parent.getParent().getParent()); dir = dir.getParent()) {
+        try {
+          Files.deleteIfExists(dir);
+        } catch (IOException e) {
+          System.err.println("CgroupLeftovers: cannot remove " + dir + ": " + e);
+        }
+      }
+    }
   }
 
   /** The container ids that have a cgroup under the agent's parent, in any hierarchy. */
@@ -49,7 +65,7 @@ public final class CgroupLeftovers implements AfterEachCallback, AfterAllCallbac
   private static List<Path> parents() {
     List<Path> parents = new ArrayList<>();
     try (DirectoryStream<Path> hierarchies = Files.newDirectoryStream(ROOT, Files::isDirectory)) {
-      hierarchies.forEach(h -> parents.add(h.resolve(ContainmentSettings.DEFAULT_PARENT)));
+      hierarchies.forEach(h -> parents.add(h.resolve(PARENT)));
     } catch (IOException e) {
       return List.of();
     }

@@ -39,6 +39,7 @@ public final class DaemonFlags {
     flags.put("mesos-reserve", "cpus:0;mem:0;disk:0");
     // the fixtures' frameworks name user root; their tasks run fenced all the same
     flags.put("mesos-allow-root-tasks", "true");
+    flags.put("mesos-cgroup-parent", CgroupLeftovers.PARENT);
     return flags;
   }
 }

@@ -3,6 +3,7 @@ package io.acceld.mesos.containment;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import io.acceld.testing.CgroupLeftovers;
 import java.nio.file.Path;
 import java.util.Optional;
 import java.util.Set;
@@ -19,7 +20,7 @@ class TaskUserTest {
             Path.of("/sys/fs/cgroup"),
             Path.of("/dev"),
             ContainmentSettings.DEFAULT_SETPRIV,
-            ContainmentSettings.DEFAULT_PARENT));
+            CgroupLeftovers.PARENT));
   }
 
   @Test

@@ -32,7 +32,8 @@ import org.junit.jupiter.api.io.TempDir;
  */
 class ContainerRecoveryTest {
   /** The secure defaults fence every task: its memory cgroup is here (v1, as on CI). */
-  static final Path MEMORY_CGROUPS = Path.of("/sys/fs/cgroup/memory/acceld/mesos");
+  static final Path MEMORY_CGROUPS =
+      Path.of("/sys/fs/cgroup/memory").resolve(CgroupLeftovers.PARENT);
 
   @TempDir Path dir;
   final RecordingSink before = new RecordingSink();

@@ -20,6 +20,7 @@ import io.acceld.proto.mesos.v1.FrameworkInfo;
 import io.acceld.proto.mesos.v1.KillPolicy;
 import io.acceld.proto.mesos.v1.TaskID;
 import io.acceld.proto.mesos.v1.TaskInfo;
+import io.acceld.testing.CgroupLeftovers;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -43,7 +44,7 @@ final class MesosFixtures {
           Path.of("/sys/fs/cgroup"),
           Path.of("/dev"),
           ContainmentSettings.DEFAULT_SETPRIV,
-          ContainmentSettings.DEFAULT_PARENT);
+          CgroupLeftovers.PARENT);
 
   /** The fence of a container that has none (see {@link #UNCONTAINED}). */
   static Fence unfenced(String containerId) {

@@ -6,6 +6,7 @@ import io.acceld.config.HostPort;
 import io.acceld.ledger.DeviceLedger;
 import io.acceld.mesos.MesosBridge;
 import io.acceld.mesos.containment.ContainmentSettings;
+import io.acceld.testing.CgroupLeftovers;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -23,12 +24,18 @@ public final class BridgeOverLedger {
 
   /**
    * The default containment (devices, memory, cpu; tasks as their user), but with root tasks
-   * allowed: the fixtures' frameworks name user root.
+   * allowed (the fixtures' frameworks name user root), under this test JVM's cgroup parent.
    */
   public static ContainmentSettings rootTasksAllowed() {
     ContainmentSettings d = ContainmentSettings.defaults();
     return new ContainmentSettings(
-        d.isolation(), d.switchUser(), true, d.cgroupRoot(), d.devRoot(), d.setpriv(), d.parent());
+        d.isolation(),
+        d.switchUser(),
+        true,
+        d.cgroupRoot(),
+        d.devRoot(),
+        d.setpriv(),
+        CgroupLeftovers.PARENT);
   }
 
   public static MesosBridge start(Path root, Path stateDir, DeviceLedger ledger)
