@@ -1,7 +1,6 @@
 package io.acceld.mesos.executor;
 
 import com.google.protobuf.ByteString;
-import io.acceld.config.HostPort;
 import io.acceld.ledger.Holder;
 import io.acceld.mesos.containment.Containment;
 import io.acceld.mesos.containment.Fence;
@@ -34,7 +33,6 @@ import io.acceld.util.NamedThreads;
 import java.io.IOException;
 import java.nio.file.Path;
 import java.time.Clock;
-import java.time.Duration;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.HashSet;
@@ -92,13 +90,6 @@ public final class Containers
     this.work = work;
     this.signals = signals;
     this.sessions = new ExecutorSessions(new Directory(), sink);
-  }
-
-  /** With Mesos's defaults for everything but the registration timeout. */
-  public static Containers open(
-      Path dir, HostPort agentAddress, StatusSink sink, Duration registrationTimeout, Clock clock)
-      throws IOException {
-    return open(dir, ContainerSettings.defaults(agentAddress, registrationTimeout), sink, clock);
   }
 
   /**

@@ -29,8 +29,7 @@ class CommandTasksTest {
 
   @BeforeEach
   void open() throws IOException {
-    containers =
-        Containers.open(dir, AGENT_ADDRESS, sink, Duration.ofMinutes(1), new MutableClock());
+    containers = Containers.open(dir, settings(Duration.ofMinutes(1)), sink, new MutableClock());
     containers.recover();
   }
 

@@ -52,7 +52,7 @@ class ContainerRecoveryTest {
   }
 
   Containers open(RecordingSink sink) throws IOException {
-    return Containers.open(dir, AGENT_ADDRESS, sink, Duration.ofMinutes(1), new MutableClock());
+    return Containers.open(dir, settings(Duration.ofMinutes(1)), sink, new MutableClock());
   }
 
   /** A task that runs until its sandbox has a file named {@code release}. */

@@ -47,9 +47,7 @@ class CustomExecutorsTest {
   }
 
   Containers open() throws IOException {
-    return open(
-        ContainerSettings.defaults(AGENT_ADDRESS, Duration.ofMinutes(1))
-            .withExecutorShutdownGrace(Duration.ofMillis(200)));
+    return open(settings(Duration.ofMinutes(1)).withExecutorShutdownGrace(Duration.ofMillis(200)));
   }
 
   @AfterEach
@@ -100,7 +98,7 @@ class CustomExecutorsTest {
 
   @Test
   void anExecutorThatNeverSubscribesIsDestroyedAndItsTasksFail() throws IOException {
-    open(ContainerSettings.defaults(AGENT_ADDRESS, Duration.ofMillis(300)));
+    open(settings(Duration.ofMillis(300)));
     containers.launch(executorLaunch(waitingExecutor(), NO_DEVICES, executorTask("t-1")));
     long pid = awaitExecutorPid();
 
@@ -312,9 +310,7 @@ class CustomExecutorsTest {
 
   @Test
   void heartbeatsFollowAtTheInterval() throws IOException {
-    open(
-        ContainerSettings.defaults(AGENT_ADDRESS, Duration.ofMinutes(1))
-            .withExecutorHeartbeat(Duration.ofMillis(100)));
+    open(settings(Duration.ofMinutes(1)).withExecutorHeartbeat(Duration.ofMillis(100)));
     containers.launch(executorLaunch(waitingExecutor(), NO_DEVICES, executorTask("t-1")));
     RecordingEventStream stream = subscribe();
 
@@ -430,7 +426,7 @@ class CustomExecutorsTest {
   @Test
   void theEndpointIsRecoveringUntilRecovered() throws IOException {
     Containers fresh =
-        Containers.open(dir, AGENT_ADDRESS, sink, Duration.ofMinutes(1), new MutableClock());
+        Containers.open(dir, settings(Duration.ofMinutes(1)), sink, new MutableClock());
     try {
       assertThat(fresh.recovering()).isTrue();
       fresh.recover();

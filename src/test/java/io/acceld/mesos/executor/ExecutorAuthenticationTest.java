@@ -71,12 +71,7 @@ class ExecutorAuthenticationTest {
   }
 
   private void start() throws IOException {
-    containers =
-        Containers.open(
-            dir,
-            ContainerSettings.defaults(AGENT_ADDRESS, Duration.ofMinutes(1)),
-            sink,
-            new MutableClock());
+    containers = Containers.open(dir, settings(Duration.ofMinutes(1)), sink, new MutableClock());
     containers.recover();
     Path file = secrets.resolve("operators");
     if (!Files.exists(file)) {

@@ -46,6 +46,24 @@ final class MesosFixtures {
           ContainmentSettings.DEFAULT_SETPRIV,
           CgroupLeftovers.PARENT);
 
+  /**
+   * Mesos's defaults for everything but the registration timeout, and the secure containment
+   * defaults under this test JVM's own cgroup parent.
+   */
+  static ContainerSettings settings(Duration registrationTimeout) {
+    ContainmentSettings d = ContainmentSettings.defaults();
+    return ContainerSettings.defaults(AGENT_ADDRESS, registrationTimeout)
+        .withContainment(
+            new ContainmentSettings(
+                d.isolation(),
+                d.switchUser(),
+                d.allowRootTasks(),
+                d.cgroupRoot(),
+                d.devRoot(),
+                d.setpriv(),
+                CgroupLeftovers.PARENT));
+  }
+
   /** The fence of a container that has none (see {@link #UNCONTAINED}). */
   static Fence unfenced(String containerId) {
     try {
