@@ -15,11 +15,13 @@ import io.acceld.proto.mesos.v1.TaskStatus;
 import io.acceld.proto.mesos.v1.scheduler.Event;
 import io.acceld.testing.Eventually;
 import io.acceld.testing.SmallTmpfs;
+import io.acceld.testing.Waits;
 import java.net.http.HttpResponse;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.time.Instant;
+import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
@@ -161,19 +163,40 @@ class StateDiskFullChaosIT {
   }
 
   /** ACCEPTs the newest GPU offer with one one-GPU task; its first update after the launch. */
+  /**
+   * Launches {@code task} on an offer with GPUs and returns its first update. An offer the agent
+   * rescinded meanwhile (the kubelet's Allocate just took one of its GPUs; on a loaded machine the
+   * rescind can arrive after the framework picked the offer) is answered TASK_LOST with
+   * REASON_INVALID_OFFERS, as Mesos answers it; like a real framework, the launch is then tried
+   * again on a fresh offer.
+   */
   private TaskStatus launch(ChaosFramework fw, String task) throws Exception {
-    Offer offer = fw.awaitOffer(Set.of(), WAIT);
-    TaskInfo info =
-        commandTask(
-            task,
-            offer.getAgentId(),
-            "exec sleep 300",
-            List.of(scalar("cpus", 0.1), scalar("gpus", 1)));
-    fw.call(accept(fw.id, offer, List.of(info)));
-    long deadline = System.nanoTime() + WAIT.toNanos();
+    Set<String> used = new HashSet<>();
+    for (int attempt = 0; attempt < 5; attempt++) {
+      Offer offer = fw.awaitOffer(used, WAIT);
+      used.add(offer.getId().getValue());
+      TaskInfo info =
+          commandTask(
+              task,
+              offer.getAgentId(),
+              "exec sleep 300",
+              List.of(scalar("cpus", 0.1), scalar("gpus", 1)));
+      int before = fw.events.seen().size();
+      fw.call(accept(fw.id, offer, List.of(info)));
+      TaskStatus status = firstUpdate(fw, task, before);
+      if (status.getState() != TaskState.TASK_LOST
+          || status.getReason() != TaskStatus.Reason.REASON_INVALID_OFFERS) {
+        return status;
+      }
+    }
+    throw new AssertionError(task + ": five offers in a row were rescinded before the ACCEPT");
+  }
+
+  private TaskStatus firstUpdate(ChaosFramework fw, String task, int from) throws Exception {
+    long deadline = System.nanoTime() + Waits.scaled(WAIT).toNanos();
     while (System.nanoTime() < deadline) {
       List<Event> seen = fw.events.seen();
-      for (Event e : seen) {
+      for (Event e : seen.subList(from, seen.size())) {
         if (e.getType() == Event.Type.UPDATE
             && e.getUpdate().getStatus().getTaskId().getValue().equals(task)) {
           pump(fw);

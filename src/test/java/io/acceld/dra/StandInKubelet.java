@@ -14,6 +14,7 @@ import io.acceld.proto.pluginregistration.InfoRequest;
 import io.acceld.proto.pluginregistration.PluginInfo;
 import io.acceld.proto.pluginregistration.RegistrationGrpc;
 import io.acceld.proto.pluginregistration.RegistrationStatus;
+import io.acceld.testing.Waits;
 import io.acceld.transport.UnixGrpc;
 import io.grpc.ConnectivityState;
 import io.grpc.Context;
@@ -64,9 +65,12 @@ public final class StandInKubelet implements AutoCloseable {
   /** What registration found. */
   public record Registered(Path socket, PluginInfo info, String version, ManagedChannel endpoint) {}
 
-  /** Waits for a registration socket to appear (a watch, not a poll) and registers it. */
+  /**
+   * Waits for a registration socket to appear (a watch, not a poll), for {@code within} on an idle
+   * machine scaled by {@link Waits}, and registers it with the kubelet's own deadlines.
+   */
   public Registered register(Duration within) throws Exception {
-    Path socket = awaitSocket(within);
+    Path socket = awaitSocket(Waits.scaled(within));
     ManagedChannel reg = channel(socket);
     dial(reg, DIAL);
     PluginInfo info =
