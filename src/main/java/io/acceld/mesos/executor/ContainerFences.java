@@ -108,12 +108,26 @@ final class ContainerFences {
    * figure to hold it to, and only its devices and cpu are fenced.
    */
   static Limits limits(Optional<ExecutorInfo> executor, List<TaskInfo> tasks) {
+    return limits(executor, tasks, nodeMemory());
+  }
+
+  /**
+   * What a running container's limits become when its tasks change: {@link #limits}, except that a
+   * container whose executor and tasks now declare no {@code mem} keeps its memory figure: there is
+   * nothing declared to follow, and the node's memory would lift its hard limit for good.
+   */
+  static Limits resized(Optional<ExecutorInfo> executor, List<TaskInfo> tasks, Limits current) {
+    return limits(executor, tasks, current.memoryBytes());
+  }
+
+  private static Limits limits(
+      Optional<ExecutorInfo> executor, List<TaskInfo> tasks, long undeclaredMemory) {
     List<Resource> resources = new ArrayList<>();
     executor.ifPresent(e -> resources.addAll(e.getResourcesList()));
     tasks.forEach(t -> resources.addAll(t.getResourcesList()));
     double mem = scalar(resources, "mem");
     double cpus = scalar(resources, "cpus");
-    long bytes = mem > 0 ? (long) Math.ceil(mem * (1 << 20)) : nodeMemory();
+    long bytes = mem > 0 ? (long) Math.ceil(mem * (1 << 20)) : undeclaredMemory;
     boolean quota =
         tasks.stream()
             .flatMap(t -> t.getLabels().getLabelsList().stream())
