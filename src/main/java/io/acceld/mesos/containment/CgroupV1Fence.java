@@ -133,6 +133,11 @@ public final class CgroupV1Fence implements Fence {
   }
 
   @Override
+  public List<DeviceNode> denied() {
+    return spec.denied();
+  }
+
+  @Override
   public List<String> launchPrefix() {
     return LaunchPrefix.of(procsFiles(), spec.user(), spec.setpriv());
   }

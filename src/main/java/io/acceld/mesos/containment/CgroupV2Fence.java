@@ -108,6 +108,11 @@ public final class CgroupV2Fence implements Fence {
   }
 
   @Override
+  public List<DeviceNode> denied() {
+    return spec.denied();
+  }
+
+  @Override
   public List<String> launchPrefix() {
     return LaunchPrefix.of(List.of(dir.resolve("cgroup.procs")), spec.user(), spec.setpriv());
   }

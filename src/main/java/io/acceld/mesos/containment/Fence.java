@@ -12,6 +12,12 @@ import java.util.List;
 public sealed interface Fence permits CgroupV1Fence, CgroupV2Fence, Unfenced {
   String containerId();
 
+  /**
+   * The accelerator nodes the fence denies, as made: kept in the container's checkpoint, so that a
+   * fence re-attached after a restart describes the same denial as before.
+   */
+  List<DeviceNode> denied();
+
   /** The limits in force: those it was made with, as {@link #update} changed them since. */
   Limits limits();
 

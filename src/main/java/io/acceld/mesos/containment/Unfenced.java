@@ -34,6 +34,11 @@ public final class Unfenced implements Fence {
   }
 
   @Override
+  public List<DeviceNode> denied() {
+    return spec.denied();
+  }
+
+  @Override
   public List<String> launchPrefix() {
     return LaunchPrefix.of(List.of(), spec.user(), spec.setpriv());
   }

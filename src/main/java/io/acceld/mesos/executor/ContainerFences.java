@@ -83,7 +83,7 @@ final class ContainerFences {
       user = Optional.empty(); // only for /state: the process already runs as whoever it ran as
     }
     return containment.reattach(
-        record.containerId(), limits(record.executor(), record.tasks()), List.of(), user);
+        record.containerId(), limits(record.executor(), record.tasks()), record.denied(), user);
   }
 
   private static CommandInfo commandOf(ContainerRecord record) {

@@ -725,7 +725,8 @@ final class ExecutorProcess {
               tree.pid(),
               tree.startTime(),
               sandbox.dir(),
-              token);
+              token,
+              Optional.of(fence.denied()));
     }
     try {
       services.records().write(record);
