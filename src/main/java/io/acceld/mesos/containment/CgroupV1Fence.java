@@ -39,6 +39,24 @@ public final class CgroupV1Fence implements Fence {
     this.limits = spec.limits();
   }
 
+  /**
+   * For a fence re-attached after a restart: the memory limit in force is the cgroup's, which an
+   * {@link #update} before the restart may have left above what the tasks ask for now (the hard
+   * limit never comes down). Unreadable, the limits stay those computed: they are only shown.
+   */
+  CgroupV1Fence withLimitInForce() {
+    Path memory = dirs.get("memory");
+    if (memory != null) {
+      try {
+        long current = Long.parseLong(CgroupFiles.read(memory.resolve(LIMIT)).strip());
+        limits = new Limits(current, limits.cpus(), limits.cpuQuota());
+      } catch (IOException | IllegalArgumentException e) {
+        // no memory cgroup (any more), or a value no fence wrote
+      }
+    }
+    return this;
+  }
+
   /** The controllers a fence with {@code isolation} uses. */
   static List<String> controllers(Set<MesosIsolation> isolation) {
     List<String> list = new ArrayList<>(List.of("freezer"));

@@ -38,6 +38,24 @@ public final class CgroupV2Fence implements Fence {
     this.limits = spec.limits();
   }
 
+  /**
+   * For a fence re-attached after a restart: the memory limit in force is the cgroup's, which an
+   * {@link #update} before the restart may have left above what the tasks ask for now (the hard
+   * limit never comes down). Unreadable or unlimited, the limits stay those computed: they are only
+   * shown.
+   */
+  CgroupV2Fence withLimitInForce() {
+    if (spec.isolation().contains(MesosIsolation.MEMORY)) {
+      try {
+        long current = Long.parseLong(CgroupFiles.read(dir.resolve(MAX)).strip());
+        limits = new Limits(current, limits.cpus(), limits.cpuQuota());
+      } catch (IOException | IllegalArgumentException e) {
+        // no memory controller here (any more), "max", or a value no fence wrote
+      }
+    }
+    return this;
+  }
+
   /** The same fence, killing as on kernels before 5.14 (no {@code cgroup.kill}): for tests. */
   CgroupV2Fence withoutKillFile() {
     return new CgroupV2Fence(spec, dir, pids, false);

@@ -391,7 +391,7 @@ public final class Containment {
 
   /**
    * A handle on a container whose cgroups already exist (one kept by {@link #recover}), to kill and
-   * remove it later; writes nothing.
+   * remove it later; writes nothing. Its memory limit is read back from the cgroup.
    *
    * @param denied what the fence was made to deny ({@link Fence#denied()}, from the container's
    *     checkpoint); empty for a record of an older agent, which kept no denial: then every
@@ -423,11 +423,11 @@ public final class Containment {
                     dirs.put(controller, dir);
                   }
                 });
-        return new CgroupV1Fence(spec, dirs, new Pids(libc));
+        return new CgroupV1Fence(spec, dirs, new Pids(libc)).withLimitInForce();
       }
     }
     Path dir = layout.get().root().resolve(settings.parent()).resolve(containerId);
-    return new CgroupV2Fence(spec, dir, new Pids(libc));
+    return new CgroupV2Fence(spec, dir, new Pids(libc)).withLimitInForce();
   }
 
   private FenceSpec spec(

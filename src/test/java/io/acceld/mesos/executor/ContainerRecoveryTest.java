@@ -245,6 +245,39 @@ class ContainerRecoveryTest {
     assertThat(second.executorsOf(FRAMEWORK)).hasSize(1);
   }
 
+  /**
+   * The limits {@code /state} shows for a re-attached executor are those in force: a task that
+   * raised the memory hard limit and then ended left it raised, and so it still is after a restart.
+   */
+  @Test
+  void aReattachedExecutorShowsTheLimitsInForceAsBefore() throws IOException {
+    first = open(before);
+    first.recover();
+    io.acceld.proto.mesos.v1.ExecutorInfo info =
+        executor("exec-1", shell("exec sleep 300")).toBuilder()
+            .addResources(CustomExecutorsTest.scalar("mem", 32))
+            .build();
+    first.launch(
+        executorLaunch(info, NO_DEVICES, CustomExecutorsTest.sized(executorTask("t-1"), 0.5, 64)));
+    Eventually.await("the executor's record", () -> recordCount() == 1);
+    subscribe(first, Call.Subscribe.newBuilder());
+    first.launch(
+        executorLaunch(info, NO_DEVICES, CustomExecutorsTest.sized(executorTask("t-2"), 1, 128)));
+    first.handle(
+        CustomExecutorsTest.update(
+            CustomExecutorsTest.executorStatus("t-2", TaskState.TASK_FINISHED).build()));
+    io.acceld.mesos.containment.Limits shownBefore = first.fences().get(0).limits();
+    assertThat(shownBefore.memoryBytes()).isEqualTo((32L + 64 + 128) << 20);
+    first.close();
+
+    second = open(after);
+    second.recover();
+
+    assertThat(second.fences())
+        .singleElement()
+        .satisfies(f -> assertThat(f.limits()).isEqualTo(shownBefore));
+  }
+
   private static RecordingEventStream subscribe(
       Containers containers, Call.Subscribe.Builder subscribe) {
     Reply reply =
