@@ -70,8 +70,10 @@ final class ContainerFences {
   }
 
   /**
-   * A handle on a surviving container's fence after a restart, for its kill and removal; its limits
-   * are those it was created with (the cgroup keeps them), re-computed for {@code /state}.
+   * A handle on a surviving container's fence after a restart, for its kill, removal and later
+   * updates: its limits re-computed from its tasks for {@code /state}, but for the memory limit,
+   * which {@link Containment#reattach} reads back from the cgroup; its denied devices from the
+   * record.
    */
   Fence reattach(ContainerRecord record) throws IOException {
     Optional<UserIdentity> user;
