@@ -2,8 +2,9 @@
 # Builds the release artefacts from the shaded jar, with nothing but a JDK 17+ (jdeps, jlink) and
 # Debian's dpkg-deb:
 #   acceld-<version>-linux-<arch>.tar.gz   the installable tree (jlinked runtime, jar, launcher,
-#                                          AppCDS trainer, unit, env file, example config, bash
-#                                          completion, Grafana dashboard) under acceld-<version>/,
+#                                          AppCDS trainer, unit, Mesos drop-in, env file, example
+#                                          config, bash completion, Grafana dashboard) under
+#                                          acceld-<version>/,
 #                                          with an install.sh that needs no JDK on the host
 #   acceld_<version>_<arch>.deb            the same tree under /opt/acceld, the unit enabled but not
 #                                          started, /etc/default/acceld and /etc/acceld/config.yaml
@@ -68,6 +69,8 @@ case $version in
 esac
 install -D -m 0644 "$repo/deploy/systemd/acceld.service" "$tree/share/systemd/acceld.service"
 install -D -m 0644 "$repo/deploy/systemd/acceld.env" "$tree/share/systemd/acceld.env"
+# Optional, for Mesos nodes: install.sh --mesos puts it beside the unit; the .deb keeps it inactive.
+install -D -m 0644 "$repo/deploy/systemd/acceld-mesos.conf" "$tree/share/systemd/acceld-mesos.conf"
 install -D -m 0644 "$here/config.yaml" "$tree/share/acceld/config.yaml"
 install -D -m 0644 "$repo/deploy/grafana/acceld.json" "$tree/share/grafana/acceld.json"
 # The real-GPU check travels with the tarball (docs/real-hardware.md); the .deb leaves it out.
@@ -104,7 +107,10 @@ fi
 root=$work/deb
 mkdir -p "$root/opt" "$root/DEBIAN"
 cp -a "$tree" "$root/opt/acceld"
-rm -r "$root/opt/acceld/share/systemd" "$root/opt/acceld/share/acceld"
+# The unit and env file go where systemd and dpkg look; the Mesos drop-in stays in the tree,
+# inactive until the operator copies it to /etc/systemd/system/acceld.service.d/mesos.conf.
+rm "$root/opt/acceld/share/systemd/acceld.service" "$root/opt/acceld/share/systemd/acceld.env"
+rm -r "$root/opt/acceld/share/acceld"
 install -D -m 0644 "$repo/deploy/systemd/acceld.service" "$root/lib/systemd/system/acceld.service"
 install -D -m 0644 "$repo/deploy/systemd/acceld.env" "$root/etc/default/acceld"
 install -D -m 0644 "$here/config.yaml" "$root/etc/acceld/config.yaml"

@@ -2,7 +2,12 @@
 # Installs (or upgrades) acceld from this release tree as a systemd service. Needs no JDK: the tree
 # carries its own runtime.
 #
-#   ./install.sh [--no-start]        (as root, from the extracted acceld-<version>/ directory)
+#   ./install.sh [--no-start] [--mesos]    (as root, from the extracted acceld-<version>/ directory)
+#
+# --mesos also installs the drop-in for nodes that run the Mesos bridge with task containment
+# (share/systemd/acceld-mesos.conf, which says why each line is needed) as
+# $UNIT_DIR/acceld.service.d/mesos.conf, replacing the one there. Without it an existing drop-in is
+# left alone: it is the operator's to remove.
 #
 # Copies the tree to $PREFIX (default /opt/acceld; the tree it replaces is kept as
 # $PREFIX.previous), makes the AppCDS archive there (a JDK 17 archive is valid only for the jar path
@@ -16,14 +21,14 @@ set -euo pipefail
 umask 022
 
 start=true
-if [ "${1:-}" = --no-start ]; then
-  start=false
-  shift
-fi
-if [ $# -ne 0 ]; then
-  echo "usage: $0 [--no-start]" >&2
-  exit 2
-fi
+mesos=false
+for arg in "$@"; do
+  case $arg in
+    --no-start) start=false ;;
+    --mesos) mesos=true ;;
+    *) echo "usage: $0 [--no-start] [--mesos]" >&2; exit 2 ;;
+  esac
+done
 tree=$(cd "$(dirname "$0")" && pwd)
 prefix=${PREFIX:-/opt/acceld}
 unit_dir=${UNIT_DIR:-/etc/systemd/system}
@@ -33,7 +38,11 @@ bin_dir=${BIN_DIR:-/usr/local/bin}
 # bash-completion loads completions/<command> from each of XDG_DATA_DIRS (/usr/local/share first).
 completion_dir=${COMPLETION_DIR:-/usr/local/share/bash-completion/completions}
 
-for part in bin/acceld lib/acceld.jar jre/bin/java lib/train-cds.sh share/systemd/acceld.service; do
+parts="bin/acceld lib/acceld.jar jre/bin/java lib/train-cds.sh share/systemd/acceld.service"
+if [ "$mesos" = true ]; then
+  parts="$parts share/systemd/acceld-mesos.conf"
+fi
+for part in $parts; do
   if [ ! -e "$tree/$part" ]; then
     echo "$0: $tree/$part is missing: run install.sh from an extracted acceld release" >&2
     exit 1
@@ -68,6 +77,9 @@ fi
 install -d -m 0755 "$unit_dir" "$config_dir" "$bin_dir" "$completion_dir"
 sed "s|/opt/acceld/|$prefix/|g" "$prefix/share/systemd/acceld.service" >"$unit_dir/acceld.service"
 chmod 0644 "$unit_dir/acceld.service"
+if [ "$mesos" = true ]; then
+  install -D -m 0644 "$prefix/share/systemd/acceld-mesos.conf" "$unit_dir/acceld.service.d/mesos.conf"
+fi
 if [ ! -e "$env_file" ]; then
   install -D -m 0644 "$prefix/share/systemd/acceld.env" "$env_file"
 fi

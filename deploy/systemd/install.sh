@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Installs (or upgrades) acceld as a systemd service from a source checkout:
 #
-#   deploy/systemd/install.sh [--no-start] [JAR]    (as root; JAR defaults to target/acceld.jar)
+#   deploy/systemd/install.sh [--no-start] [--mesos] [JAR]   (as root; JAR: target/acceld.jar)
 #
 # Builds the release tarball from JAR with deploy/release/build.sh (needs a JDK 17+: jdeps, jlink)
 # and installs it with the tarball's own install.sh, so a source install is a release install:
@@ -11,10 +11,10 @@
 set -euo pipefail
 
 args=()
-if [ "${1:-}" = --no-start ]; then
-  args+=(--no-start)
+while [ "${1:-}" = --no-start ] || [ "${1:-}" = --mesos ]; do
+  args+=("$1") # --mesos: also the Mesos drop-in (see deploy/release/install.sh)
   shift
-fi
+done
 here=$(cd "$(dirname "$0")" && pwd)
 repo=$(cd "$here/../.." && pwd)
 jar=${1:-$repo/target/acceld.jar}

@@ -88,6 +88,10 @@ class ReleaseIT {
         .isEqualTo(prefix.resolve("lib/acceld.jar").toString());
     assertThat(prefix.resolve("install.sh")).doesNotExist();
     assertThat(prefix.resolve("share/acceld/gpu-check.sh")).isExecutable();
+    // The Mesos drop-in travels with the tree, and only --mesos puts it beside the unit.
+    assertThat(prefix.resolve("share/systemd/acceld-mesos.conf"))
+        .hasSameTextualContentAs(Path.of("deploy/systemd/acceld-mesos.conf"));
+    assertThat(root.resolve("etc/systemd/system/acceld.service.d")).doesNotExist();
     // Installed under umask 077, the tree is still the packaged 0755/0644.
     assertThat(
             PosixFilePermissions.toString(
@@ -184,8 +188,12 @@ class ReleaseIT {
     Files.writeString(root.resolve("etc/default/acceld"), "ACCELD_ARGS=--log-level debug\n");
     Files.writeString(root.resolve("etc/acceld/config.yaml"), "log-level: debug\n");
 
-    Command.run(dir, env, install).ok();
+    List<String> withMesos = new ArrayList<>(install);
+    withMesos.add("--mesos");
+    Command.run(dir, env, withMesos).ok();
 
+    assertThat(root.resolve("etc/systemd/system/acceld.service.d/mesos.conf"))
+        .hasSameTextualContentAs(Path.of("deploy/systemd/acceld-mesos.conf"));
     assertThat(root.resolve("opt/acceld.previous/bin/acceld")).isExecutable();
     assertThat(root.resolve("opt/acceld/bin/acceld")).isExecutable();
     assertThat(Files.readString(root.resolve("etc/default/acceld")))
@@ -213,6 +221,11 @@ class ReleaseIT {
     Path prefix = root.resolve("opt/acceld");
     assertThat(prefix.resolve("bin/acceld")).isExecutable();
     assertThat(root.resolve("lib/systemd/system/acceld.service")).isRegularFile();
+    // The Mesos drop-in is shipped inactive: in the tree, not where systemd reads drop-ins.
+    assertThat(prefix.resolve("share/systemd/acceld-mesos.conf"))
+        .hasSameTextualContentAs(Path.of("deploy/systemd/acceld-mesos.conf"));
+    assertThat(root.resolve("lib/systemd/system/acceld.service.d")).doesNotExist();
+    assertThat(root.resolve("etc/systemd/system/acceld.service.d")).doesNotExist();
     assertThat(Files.readSymbolicLink(root.resolve("usr/bin/acceld")))
         .isEqualTo(Path.of("/opt/acceld/bin/acceld"));
     // Enabled, not started: what `systemctl enable` makes for WantedBy=multi-user.target.

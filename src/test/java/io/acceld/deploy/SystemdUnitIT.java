@@ -17,9 +17,13 @@ import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
-/** {@code systemd-analyze verify} on the shipped unit, as installed (ExecStart must exist). */
+/**
+ * {@code systemd-analyze verify} on the shipped unit, as installed (ExecStart must exist), alone
+ * and with the Mesos drop-in beside it as {@code install.sh --mesos} puts it.
+ */
 class SystemdUnitIT {
   private static final Path UNIT = Path.of("deploy/systemd/acceld.service");
+  private static final Path MESOS_DROP_IN = Path.of("deploy/systemd/acceld-mesos.conf");
   private static Path analyze;
 
   @TempDir Path dir;
@@ -44,6 +48,12 @@ class SystemdUnitIT {
     Path file = dir.resolve("acceld.service");
     Files.writeString(file, unit.replace("/opt/acceld/bin/acceld", launcher));
     return file;
+  }
+
+  /** {@code drop-in} as {@code acceld.service.d/mesos.conf} beside {@code unit}. */
+  private static void withDropIn(Path unit, String dropIn) throws Exception {
+    Path dir = Files.createDirectories(unit.resolveSibling("acceld.service.d"));
+    Files.writeString(dir.resolve("mesos.conf"), dropIn);
   }
 
   private static Result verify(Path unit) throws Exception {
@@ -77,6 +87,29 @@ class SystemdUnitIT {
             .replace("ReadWritePaths=-/var/run/cdi", "ReadWritePath=-/var/run/cdi");
 
     assertThat(verify(installed(broken)).output()).contains("Unknown key 'ReadWritePath'");
+  }
+
+  @Test
+  void theUnitWithTheMesosDropInVerifiesWithoutAWord() throws Exception {
+    Path unit = installed(Files.readString(UNIT));
+    withDropIn(unit, Files.readString(MESOS_DROP_IN));
+
+    Result result = verify(unit);
+
+    assertThat(result.output()).isEmpty();
+    assertThat(result.exitCode()).isZero();
+  }
+
+  /** The check above means something: verify reads the drop-in beside the unit. */
+  @Test
+  void verifyWouldCatchAMistypedKeyInTheDropIn() throws Exception {
+    Path unit = installed(Files.readString(UNIT));
+    withDropIn(
+        unit, Files.readString(MESOS_DROP_IN).replace("KillMode=process", "KilMode=process"));
+
+    assertThat(verify(unit).output())
+        .contains("acceld.service.d/mesos.conf")
+        .contains("Unknown key 'KilMode'");
   }
 
   @Test

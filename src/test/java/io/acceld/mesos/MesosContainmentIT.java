@@ -224,8 +224,14 @@ class MesosContainmentIT {
     nothingLeftUnderTheParent();
   }
 
+  /**
+   * A task's processes that left its process tree every way a daemon does: a double fork
+   * (reparented away from the task), setsid (its own session and process group, out of reach of the
+   * group kill), both with SIGTERM and SIGHUP ignored. A kill still ends every one of them, and the
+   * cgroup goes.
+   */
   @Test
-  void aKillEndsADoubleForkedChildThatIgnoresSigterm() throws Exception {
+  void aKillEndsEveryProcessThatEscapedTheTasksTree() throws Exception {
     start(Map.of());
     Framework fw = subscribed("nobody");
     Offer offer = fw.offer();
@@ -237,16 +243,45 @@ class MesosContainmentIT {
                 commandTask(
                     "stubborn",
                     offer.getAgentId(),
-                    "(setsid sh -c 'trap \"\" TERM; echo child=$$; exec sleep 600' &);"
+                    "(sh -c 'echo forked=$$; exec sleep 600' &);"
+                        + " setsid sh -c 'echo session=$$; exec sleep 600' &"
+                        + " (setsid sh -c 'trap \"\" TERM HUP; echo deaf=$$; exec sleep 600' &);"
                         + " exec sleep 600",
                     List.of(scalar("cpus", 0.1), scalar("mem", 64), scalar("gpus", 1))))));
     TaskStatus running = fw.await("stubborn", TaskState.TASK_RUNNING);
     Path out = stdout(running);
-    Eventually.await("the child started", () -> read(out).contains("child="));
-    long child = Long.parseLong(read(out).strip().replaceAll("(?s).*child=(\\d+).*", "$1"));
-    assertThat(ProcessHandle.of(child).map(ProcessHandle::isAlive)).contains(true);
-    // /state shows its cgroups, user and limits
+    List<String> names = List.of("forked", "session", "deaf");
+    Eventually.await(
+        "the escaping processes started",
+        () -> names.stream().allMatch(n -> read(out).contains(n + "=")));
+    long task = running.getContainerStatus().getExecutorPid();
+    Map<String, ProcessHandle> escaped = new java.util.LinkedHashMap<>();
+    for (String name : names) {
+      long pid = Long.parseLong(read(out).replaceAll("(?s).*" + name + "=(\\d+).*", "$1"));
+      escaped.put(name, ProcessHandle.of(pid).orElseThrow());
+    }
+    // they did escape: the double-forked ones are no descendants of the task, the setsid ones
+    // lead their own process group, which the task's group kill does not reach
+    java.util.Set<Long> descendants =
+        ProcessHandle.of(task)
+            .orElseThrow()
+            .descendants()
+            .map(ProcessHandle::pid)
+            .collect(java.util.stream.Collectors.toSet());
+    assertThat(descendants).doesNotContain(escaped.get("forked").pid(), escaped.get("deaf").pid());
+    for (String name : List.of("session", "deaf")) {
+      assertThat(processGroup(escaped.get(name).pid()))
+          .as("%s's process group", name)
+          .isEqualTo(escaped.get(name).pid())
+          .isNotEqualTo(processGroup(task));
+    }
     String container = running.getContainerStatus().getContainerId().getValue();
+    Path freezer =
+        Path.of("/sys/fs/cgroup/freezer", CgroupLeftovers.PARENT, container, "cgroup.procs");
+    assertThat(read(freezer).lines().map(Long::parseLong))
+        .as("all of them in the task's cgroup")
+        .contains(escaped.values().stream().map(ProcessHandle::pid).toArray(Long[]::new));
+    // /state shows its cgroups, user and limits
     com.fasterxml.jackson.databind.JsonNode shown =
         new com.fasterxml.jackson.databind.ObjectMapper()
             .readTree(get(daemon.mesos().orElseThrow().port(), "/state"))
@@ -273,10 +308,17 @@ class MesosContainmentIT {
     fw.call(kill(fw.id(), "stubborn"));
     fw.await("stubborn", TaskState.TASK_KILLED);
 
-    Eventually.await(
-        "the double-forked child is gone",
-        () -> ProcessHandle.of(child).map(h -> !h.isAlive()).orElse(true));
+    for (var e : escaped.entrySet()) {
+      Eventually.await("the " + e.getKey() + " process is gone", () -> !e.getValue().isAlive());
+    }
+    assertThat(freezer.getParent()).doesNotExist();
     nothingLeftUnderTheParent();
+  }
+
+  /** The process group of {@code pid}: the 5th field of /proc/PID/stat, after the name. */
+  private static long processGroup(long pid) {
+    String stat = read(Path.of("/proc/" + pid + "/stat"));
+    return Long.parseLong(stat.substring(stat.lastIndexOf(')') + 2).split(" ")[2]);
   }
 
   @Test

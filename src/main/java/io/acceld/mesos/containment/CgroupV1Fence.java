@@ -21,14 +21,40 @@ public final class CgroupV1Fence implements Fence {
 
   private static final Duration REMOVE_WAIT = Duration.ofSeconds(5);
 
+  private static final String LIMIT = "memory.limit_in_bytes";
+  private static final String MEMSW = "memory.memsw.limit_in_bytes";
+  private static final String SOFT_LIMIT = "memory.soft_limit_in_bytes";
+
   private final FenceSpec spec;
   private final Map<String, Path> dirs; // controller -> the container's directory in it
   private final Pids pids;
+
+  /** In force; {@link #update} replaces it, {@code /state} reads it from other threads. */
+  private volatile Limits limits;
 
   CgroupV1Fence(FenceSpec spec, Map<String, Path> dirs, Pids pids) {
     this.spec = spec;
     this.dirs = Map.copyOf(dirs);
     this.pids = pids;
+    this.limits = spec.limits();
+  }
+
+  /**
+   * For a fence re-attached after a restart: the memory limit in force is the cgroup's, which an
+   * {@link #update} before the restart may have left above what the tasks ask for now (the hard
+   * limit never comes down). Unreadable, the limits stay those computed: they are only shown.
+   */
+  CgroupV1Fence withLimitInForce() {
+    Path memory = dirs.get("memory");
+    if (memory != null) {
+      try {
+        long current = Long.parseLong(CgroupFiles.read(memory.resolve(LIMIT)).strip());
+        limits = new Limits(current, limits.cpus(), limits.cpuQuota());
+      } catch (IOException | IllegalArgumentException e) {
+        // no memory cgroup (any more), or a value no fence wrote
+      }
+    }
+    return this;
   }
 
   /** The controllers a fence with {@code isolation} uses. */
@@ -62,21 +88,56 @@ public final class CgroupV1Fence implements Fence {
       CgroupFiles.write(memory.resolve("memory.limit_in_bytes"), bytes);
       // memory+swap capped at the same value: the limit is the task's memory, not RAM plus swap.
       // The file exists only with swap accounting; it must not be set below limit_in_bytes.
-      Path memsw = memory.resolve("memory.memsw.limit_in_bytes");
+      Path memsw = memory.resolve(MEMSW);
       if (Files.exists(memsw)) {
         CgroupFiles.write(memsw, bytes);
       }
+      CgroupFiles.write(memory.resolve(SOFT_LIMIT), bytes);
     }
     Path cpu = dirs.get("cpu");
     if (cpu != null) {
-      CgroupFiles.write(cpu.resolve("cpu.shares"), Long.toString(spec.limits().cpuShares()));
-      if (spec.limits().cpuQuota()) {
-        CgroupFiles.write(
-            cpu.resolve("cpu.cfs_period_us"), Long.toString(Limits.CFS_PERIOD_MICROS));
-        CgroupFiles.write(
-            cpu.resolve("cpu.cfs_quota_us"), Long.toString(spec.limits().cpuQuotaMicros()));
-      }
+      writeCpu(cpu, spec.limits(), false);
     }
+  }
+
+  private static void writeCpu(Path cpu, Limits limits, boolean hadQuota) throws IOException {
+    CgroupFiles.write(cpu.resolve("cpu.shares"), Long.toString(limits.cpuShares()));
+    if (limits.cpuQuota()) {
+      CgroupFiles.write(cpu.resolve("cpu.cfs_period_us"), Long.toString(Limits.CFS_PERIOD_MICROS));
+      CgroupFiles.write(cpu.resolve("cpu.cfs_quota_us"), Long.toString(limits.cpuQuotaMicros()));
+    } else if (hadQuota) {
+      CgroupFiles.write(cpu.resolve("cpu.cfs_quota_us"), "-1"); // no task asks for one any more
+    }
+  }
+
+  /**
+   * The hard limit is compared with what the cgroup holds, not with what this handle last wrote: a
+   * fence re-attached after a restart knows only the limits its tasks ask for now.
+   */
+  @Override
+  public synchronized void update(Limits requested) throws IOException {
+    Limits before = limits;
+    long hard = Math.max(before.memoryBytes(), requested.memoryBytes());
+    Path memory = dirs.get("memory");
+    if (memory != null) {
+      long current = Long.parseLong(CgroupFiles.read(memory.resolve(LIMIT)).strip());
+      hard = Math.max(current, requested.memoryBytes());
+      if (requested.memoryBytes() > current) {
+        String bytes = Long.toString(requested.memoryBytes());
+        // raising: memsw first, since limit_in_bytes may never exceed it (EINVAL, MESOS-7237)
+        Path memsw = memory.resolve(MEMSW);
+        if (Files.exists(memsw)) {
+          CgroupFiles.write(memsw, bytes);
+        }
+        CgroupFiles.write(memory.resolve(LIMIT), bytes);
+      }
+      CgroupFiles.write(memory.resolve(SOFT_LIMIT), Long.toString(requested.memoryBytes()));
+    }
+    Path cpu = dirs.get("cpu");
+    if (cpu != null) {
+      writeCpu(cpu, requested, before.cpuQuota());
+    }
+    limits = new Limits(hard, requested.cpus(), requested.cpuQuota());
   }
 
   @Override
@@ -86,7 +147,12 @@ public final class CgroupV1Fence implements Fence {
 
   @Override
   public Limits limits() {
-    return spec.limits();
+    return limits;
+  }
+
+  @Override
+  public List<DeviceNode> denied() {
+    return spec.denied();
   }
 
   @Override
@@ -183,6 +249,7 @@ public final class CgroupV1Fence implements Fence {
   public FenceDescription describe() {
     return spec.describe(
         "v1",
-        CgroupLayout.V1_CONTROLLERS.stream().filter(dirs::containsKey).map(dirs::get).toList());
+        CgroupLayout.V1_CONTROLLERS.stream().filter(dirs::containsKey).map(dirs::get).toList(),
+        limits);
   }
 }

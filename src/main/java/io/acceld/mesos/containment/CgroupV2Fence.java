@@ -15,11 +15,16 @@ import java.util.OptionalLong;
 public final class CgroupV2Fence implements Fence {
   private static final Duration FREEZE_WAIT = Duration.ofSeconds(2);
   private static final Duration REMOVE_WAIT = Duration.ofSeconds(5);
+  private static final String MAX = "memory.max";
+  private static final String LOW = "memory.low";
 
   private final FenceSpec spec;
   private final Path dir;
   private final Pids pids;
   private final boolean killFile;
+
+  /** In force; {@link #update} replaces it, {@code /state} reads it from other threads. */
+  private volatile Limits limits;
 
   CgroupV2Fence(FenceSpec spec, Path dir, Pids pids) {
     this(spec, dir, pids, true);
@@ -30,6 +35,25 @@ public final class CgroupV2Fence implements Fence {
     this.dir = dir;
     this.pids = pids;
     this.killFile = killFile;
+    this.limits = spec.limits();
+  }
+
+  /**
+   * For a fence re-attached after a restart: the memory limit in force is the cgroup's, which an
+   * {@link #update} before the restart may have left above what the tasks ask for now (the hard
+   * limit never comes down). Unreadable or unlimited, the limits stay those computed: they are only
+   * shown.
+   */
+  CgroupV2Fence withLimitInForce() {
+    if (spec.isolation().contains(MesosIsolation.MEMORY)) {
+      try {
+        long current = Long.parseLong(CgroupFiles.read(dir.resolve(MAX)).strip());
+        limits = new Limits(current, limits.cpus(), limits.cpuQuota());
+      } catch (IOException | IllegalArgumentException e) {
+        // no memory controller here (any more), "max", or a value no fence wrote
+      }
+    }
+    return this;
   }
 
   /** The same fence, killing as on kernels before 5.14 (no {@code cgroup.kill}): for tests. */
@@ -43,21 +67,52 @@ public final class CgroupV2Fence implements Fence {
       bpf.attachDeviceFence(dir, spec.denied());
     }
     if (spec.isolation().contains(MesosIsolation.MEMORY)) {
-      CgroupFiles.write(dir.resolve("memory.max"), Long.toString(spec.limits().memoryBytes()));
+      String bytes = Long.toString(spec.limits().memoryBytes());
+      CgroupFiles.write(dir.resolve(MAX), bytes);
       // no swap beyond the limit, as on v1; the file exists only with swap support
       Path swap = dir.resolve("memory.swap.max");
       if (Files.exists(swap)) {
         CgroupFiles.write(swap, "0");
       }
+      CgroupFiles.write(dir.resolve(LOW), bytes); // Mesos's soft limit on v2
     }
     if (spec.isolation().contains(MesosIsolation.CPU)) {
-      CgroupFiles.write(dir.resolve("cpu.weight"), Long.toString(spec.limits().cpuWeight()));
-      if (spec.limits().cpuQuota()) {
-        CgroupFiles.write(
-            dir.resolve("cpu.max"),
-            spec.limits().cpuQuotaMicros() + " " + Limits.CFS_PERIOD_MICROS);
-      }
+      writeCpu(spec.limits(), false);
     }
+  }
+
+  private void writeCpu(Limits limits, boolean hadQuota) throws IOException {
+    CgroupFiles.write(dir.resolve("cpu.weight"), Long.toString(limits.cpuWeight()));
+    if (limits.cpuQuota()) {
+      CgroupFiles.write(
+          dir.resolve("cpu.max"), limits.cpuQuotaMicros() + " " + Limits.CFS_PERIOD_MICROS);
+    } else if (hadQuota) {
+      // no task asks for one any more
+      CgroupFiles.write(dir.resolve("cpu.max"), "max " + Limits.CFS_PERIOD_MICROS);
+    }
+  }
+
+  /**
+   * The hard limit is compared with what the cgroup holds, not with what this handle last wrote: a
+   * fence re-attached after a restart knows only the limits its tasks ask for now.
+   */
+  @Override
+  public synchronized void update(Limits requested) throws IOException {
+    Limits before = limits;
+    long hard = Math.max(before.memoryBytes(), requested.memoryBytes());
+    if (spec.isolation().contains(MesosIsolation.MEMORY)) {
+      String max = CgroupFiles.read(dir.resolve(MAX)).strip();
+      long current = max.equals("max") ? Long.MAX_VALUE : Long.parseLong(max);
+      hard = Math.max(current, requested.memoryBytes());
+      if (requested.memoryBytes() > current) {
+        CgroupFiles.write(dir.resolve(MAX), Long.toString(requested.memoryBytes()));
+      }
+      CgroupFiles.write(dir.resolve(LOW), Long.toString(requested.memoryBytes()));
+    }
+    if (spec.isolation().contains(MesosIsolation.CPU)) {
+      writeCpu(requested, before.cpuQuota());
+    }
+    limits = new Limits(hard, requested.cpus(), requested.cpuQuota());
   }
 
   @Override
@@ -67,7 +122,12 @@ public final class CgroupV2Fence implements Fence {
 
   @Override
   public Limits limits() {
-    return spec.limits();
+    return limits;
+  }
+
+  @Override
+  public List<DeviceNode> denied() {
+    return spec.denied();
   }
 
   @Override
@@ -132,6 +192,6 @@ public final class CgroupV2Fence implements Fence {
 
   @Override
   public FenceDescription describe() {
-    return spec.describe("v2", List.of(dir));
+    return spec.describe("v2", List.of(dir), limits);
   }
 }

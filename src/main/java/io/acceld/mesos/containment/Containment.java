@@ -391,12 +391,22 @@ public final class Containment {
 
   /**
    * A handle on a container whose cgroups already exist (one kept by {@link #recover}), to kill and
-   * remove it later; writes nothing.
+   * remove it later; writes nothing. Its memory limit is read back from the cgroup.
+   *
+   * @param denied what the fence was made to deny ({@link Fence#denied()}, from the container's
+   *     checkpoint); empty for a record of an older agent, which kept no denial: then every
+   *     accelerator node present is taken for denied
    */
   public Fence reattach(
-      String containerId, Limits limits, List<DeviceNode> allowed, Optional<UserIdentity> user)
+      String containerId,
+      Limits limits,
+      Optional<List<DeviceNode>> denied,
+      Optional<UserIdentity> user)
       throws IOException {
-    FenceSpec spec = spec(containerId, limits, allowed, user);
+    FenceSpec spec =
+        denied.isPresent()
+            ? spec(containerId, user, limits, denied.get())
+            : spec(containerId, limits, List.of(), user);
     if (layout.isEmpty() || settings.isolation().isEmpty()) {
       return new Unfenced(spec);
     }
@@ -413,26 +423,32 @@ public final class Containment {
                     dirs.put(controller, dir);
                   }
                 });
-        return new CgroupV1Fence(spec, dirs, new Pids(libc));
+        return new CgroupV1Fence(spec, dirs, new Pids(libc)).withLimitInForce();
       }
     }
     Path dir = layout.get().root().resolve(settings.parent()).resolve(containerId);
-    return new CgroupV2Fence(spec, dir, new Pids(libc));
+    return new CgroupV2Fence(spec, dir, new Pids(libc)).withLimitInForce();
   }
 
   private FenceSpec spec(
       String containerId, Limits limits, List<DeviceNode> allowed, Optional<UserIdentity> user)
       throws IOException {
-    if (containerId == null || !CONTAINER_ID.matcher(containerId).matches()) {
-      throw new IllegalArgumentException(
-          "container id '" + containerId + "' cannot name a cgroup (letters, digits, . _ - only)");
-    }
-    user.ifPresent(this::refuseRoot);
     List<DeviceNode> denied = List.of();
     if (settings.isolation().contains(MesosIsolation.DEVICES)) {
       Map<String, DeviceNode> present = AcceleratorNodes.scan(settings.devRoot());
       denied = AcceleratorNodes.denied(present, AcceleratorNodes.withCompanions(present, allowed));
     }
+    return spec(containerId, user, limits, denied);
+  }
+
+  /** With the denial already known, as a checkpoint keeps it. */
+  private FenceSpec spec(
+      String containerId, Optional<UserIdentity> user, Limits limits, List<DeviceNode> denied) {
+    if (containerId == null || !CONTAINER_ID.matcher(containerId).matches()) {
+      throw new IllegalArgumentException(
+          "container id '" + containerId + "' cannot name a cgroup (letters, digits, . _ - only)");
+    }
+    user.ifPresent(this::refuseRoot);
     return new FenceSpec(
         containerId, limits, settings.isolation(), denied, user, settings.setpriv());
   }
@@ -477,7 +493,7 @@ public final class Containment {
         continue;
       }
       try {
-        reattach(id, ENDED, List.of(), Optional.empty()).destroy();
+        reattach(id, ENDED, Optional.of(List.of()), Optional.empty()).destroy();
         removed.add(id);
       } catch (IOException | RuntimeException e) {
         failed.put(id, String.valueOf(e.getMessage()));

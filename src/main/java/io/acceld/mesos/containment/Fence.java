@@ -12,7 +12,29 @@ import java.util.List;
 public sealed interface Fence permits CgroupV1Fence, CgroupV2Fence, Unfenced {
   String containerId();
 
+  /**
+   * The accelerator nodes the fence denies, as made: kept in the container's checkpoint, so that a
+   * fence re-attached after a restart describes the same denial as before.
+   */
+  List<DeviceNode> denied();
+
+  /** The limits in force: those it was made with, as {@link #update} changed them since. */
   Limits limits();
+
+  /**
+   * Follows a change of the container's resources, a task launched into its executor or ended
+   * there, as Mesos's cgroups isolators update a running container: cpu shares (v2 weight), the CFS
+   * quota and the memory soft limit ({@code memory.soft_limit_in_bytes}, v2 {@code memory.low})
+   * take the new figures either way, but the memory hard limit only ever rises. Lowering it under
+   * what the container already uses would have the kernel OOM-kill it on the spot, so Mesos
+   * (cgroups/mem and the cgroups2 memory controller alike) writes only the soft limit when the
+   * resources shrink, and so does this. Afterwards {@link #limits()} says what is in force.
+   *
+   * @param requested the container's resources now, its executor's included
+   * @throws IOException when a control file cannot be written; the limits in force may then be a
+   *     mix of the old and the new
+   */
+  void update(Limits requested) throws IOException;
 
   /**
    * The argv to put before the task's command: joins the cgroups and switches user, then execs the

@@ -6,7 +6,7 @@ import java.util.List;
 import java.util.Optional;
 import java.util.Set;
 
-/** What a fence is made of, shared by its kinds. */
+/** What a fence is made of, shared by its kinds; {@code limits} are those it was made with. */
 record FenceSpec(
     String containerId,
     Limits limits,
@@ -19,13 +19,16 @@ record FenceSpec(
     denied = List.copyOf(denied);
   }
 
-  FenceDescription describe(String version, List<Path> cgroups) {
+  /**
+   * With the limits in force, which {@link Fence#update} may have changed since {@link #limits}.
+   */
+  FenceDescription describe(String version, List<Path> cgroups, Limits inForce) {
     return new FenceDescription(
         containerId,
         version,
         cgroups.stream().map(Path::toString).toList(),
         user,
-        limits,
+        inForce,
         isolation.stream().map(i -> MesosIsolation.format(Set.of(i))).sorted().toList(),
         denied.stream().map(DeviceNode::number).toList());
   }

@@ -10,8 +10,12 @@ import java.util.List;
 public final class Unfenced implements Fence {
   private final FenceSpec spec;
 
+  /** Nothing enforces them; kept so that {@code /state} shows the container's resources. */
+  private volatile Limits limits;
+
   Unfenced(FenceSpec spec) {
     this.spec = spec;
+    this.limits = spec.limits();
   }
 
   @Override
@@ -21,7 +25,17 @@ public final class Unfenced implements Fence {
 
   @Override
   public Limits limits() {
-    return spec.limits();
+    return limits;
+  }
+
+  @Override
+  public void update(Limits requested) {
+    limits = requested;
+  }
+
+  @Override
+  public List<DeviceNode> denied() {
+    return spec.denied();
   }
 
   @Override
@@ -44,6 +58,6 @@ public final class Unfenced implements Fence {
 
   @Override
   public FenceDescription describe() {
-    return spec.describe("none", List.of());
+    return spec.describe("none", List.of(), limits);
   }
 }

@@ -136,7 +136,7 @@ final class CommandTaskRunner {
       this.fence = fence;
     }
     try {
-      services.records().write(record(started.tree(), started.sandbox()));
+      services.records().write(record(started.tree(), started.sandbox(), fence));
     } catch (IOException e) {
       // Without a record the agent could not find the task after a restart: do not run it.
       started.abandon();
@@ -305,7 +305,7 @@ final class CommandTaskRunner {
     return ended;
   }
 
-  private ContainerRecord record(ProcessTree process, Sandbox box) {
+  private ContainerRecord record(ProcessTree process, Sandbox box, Fence made) {
     return new ContainerRecord(
         containerId,
         framework,
@@ -316,7 +316,8 @@ final class CommandTaskRunner {
         process.pid(),
         process.startTime(),
         box.dir(),
-        Optional.empty());
+        Optional.empty(),
+        Optional.of(made.denied()));
   }
 
   private TaskStatus.Builder status(TaskState state) {

@@ -70,8 +70,10 @@ final class ContainerFences {
   }
 
   /**
-   * A handle on a surviving container's fence after a restart, for its kill and removal; its limits
-   * are those it was created with (the cgroup keeps them), re-computed for {@code /state}.
+   * A handle on a surviving container's fence after a restart, for its kill, removal and later
+   * updates: its limits re-computed from its tasks for {@code /state}, but for the memory limit,
+   * which {@link Containment#reattach} reads back from the cgroup; its denied devices from the
+   * record.
    */
   Fence reattach(ContainerRecord record) throws IOException {
     Optional<UserIdentity> user;
@@ -83,7 +85,7 @@ final class ContainerFences {
       user = Optional.empty(); // only for /state: the process already runs as whoever it ran as
     }
     return containment.reattach(
-        record.containerId(), limits(record.executor(), record.tasks()), List.of(), user);
+        record.containerId(), limits(record.executor(), record.tasks()), record.denied(), user);
   }
 
   private static CommandInfo commandOf(ContainerRecord record) {
@@ -108,12 +110,26 @@ final class ContainerFences {
    * figure to hold it to, and only its devices and cpu are fenced.
    */
   static Limits limits(Optional<ExecutorInfo> executor, List<TaskInfo> tasks) {
+    return limits(executor, tasks, nodeMemory());
+  }
+
+  /**
+   * What a running container's limits become when its tasks change: {@link #limits}, except that a
+   * container whose executor and tasks now declare no {@code mem} keeps its memory figure: there is
+   * nothing declared to follow, and the node's memory would lift its hard limit for good.
+   */
+  static Limits resized(Optional<ExecutorInfo> executor, List<TaskInfo> tasks, Limits current) {
+    return limits(executor, tasks, current.memoryBytes());
+  }
+
+  private static Limits limits(
+      Optional<ExecutorInfo> executor, List<TaskInfo> tasks, long undeclaredMemory) {
     List<Resource> resources = new ArrayList<>();
     executor.ifPresent(e -> resources.addAll(e.getResourcesList()));
     tasks.forEach(t -> resources.addAll(t.getResourcesList()));
     double mem = scalar(resources, "mem");
     double cpus = scalar(resources, "cpus");
-    long bytes = mem > 0 ? (long) Math.ceil(mem * (1 << 20)) : nodeMemory();
+    long bytes = mem > 0 ? (long) Math.ceil(mem * (1 << 20)) : undeclaredMemory;
     boolean quota =
         tasks.stream()
             .flatMap(t -> t.getLabels().getLabelsList().stream())

@@ -1,5 +1,6 @@
 package io.acceld.mesos.executor;
 
+import io.acceld.mesos.containment.DeviceNode;
 import io.acceld.proto.mesos.v1.AgentInfo;
 import io.acceld.proto.mesos.v1.ExecutorInfo;
 import io.acceld.proto.mesos.v1.FrameworkInfo;
@@ -24,6 +25,9 @@ import java.util.Set;
  *     Instant#EPOCH} if the system did not say (such a process is never re-attached)
  * @param token a custom executor's API token, which it keeps across agent restarts; empty for a
  *     command task (no executor process calls the API) and in records of older agents
+ * @param denied the accelerator nodes its fence denies ({@link
+ *     io.acceld.mesos.containment.Fence#denied()}), so that after a restart {@code /state} shows
+ *     the same denial; empty in records of older agents, which did not keep it
  */
 record ContainerRecord(
     String containerId,
@@ -35,7 +39,8 @@ record ContainerRecord(
     long pid,
     Instant startTime,
     Path sandbox,
-    Optional<ExecutorToken> token) {
+    Optional<ExecutorToken> token,
+    Optional<List<DeviceNode>> denied) {
   ContainerRecord {
     Objects.requireNonNull(containerId, "containerId");
     Objects.requireNonNull(framework, "framework");
@@ -46,5 +51,6 @@ record ContainerRecord(
     Objects.requireNonNull(startTime, "startTime");
     Objects.requireNonNull(sandbox, "sandbox");
     Objects.requireNonNull(token, "token");
+    denied = denied.map(List::copyOf);
   }
 }

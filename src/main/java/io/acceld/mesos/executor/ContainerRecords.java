@@ -5,6 +5,7 @@ import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import com.google.protobuf.InvalidProtocolBufferException;
 import com.google.protobuf.MessageLite;
+import io.acceld.mesos.containment.DeviceNode;
 import io.acceld.proto.mesos.v1.AgentInfo;
 import io.acceld.proto.mesos.v1.ExecutorInfo;
 import io.acceld.proto.mesos.v1.FrameworkInfo;
@@ -69,6 +70,19 @@ final class ContainerRecords {
     root.put("start_time", record.startTime().toString());
     root.put("sandbox", record.sandbox().toString());
     record.token().ifPresent(t -> root.put("executor_token", t.value()));
+    record
+        .denied()
+        .ifPresent(
+            denied -> {
+              var nodes = root.putArray("denied_devices");
+              for (DeviceNode node : denied) {
+                nodes
+                    .addObject()
+                    .put("path", node.path().toString())
+                    .put("major", node.major())
+                    .put("minor", node.minor());
+              }
+            });
     AtomicFiles.write(
         file(record.containerId()), JSON.writeValueAsBytes(root), AtomicFiles.OWNER_ONLY);
   }
@@ -139,7 +153,20 @@ final class ContainerRecords {
         Path.of(text(root, "sandbox")),
         root.has("executor_token")
             ? Optional.of(ExecutorToken.of(text(root, "executor_token")))
-            : Optional.empty());
+            : Optional.empty(),
+        root.has("denied_devices") ? Optional.of(denied(root)) : Optional.empty());
+  }
+
+  private static List<DeviceNode> denied(JsonNode root) throws IOException {
+    List<DeviceNode> nodes = new ArrayList<>();
+    for (JsonNode n : root.path("denied_devices")) {
+      if (!n.path("major").isInt() || !n.path("minor").isInt()) {
+        throw new IOException("'denied_devices' holds a node without its numbers: " + n);
+      }
+      nodes.add(
+          new DeviceNode(Path.of(text(n, "path")), n.get("major").asInt(), n.get("minor").asInt()));
+    }
+    return nodes;
   }
 
   private Path file(String containerId) {

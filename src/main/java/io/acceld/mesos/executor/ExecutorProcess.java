@@ -3,6 +3,7 @@ package io.acceld.mesos.executor;
 import com.google.protobuf.ByteString;
 import io.acceld.allocation.RuntimeSpec;
 import io.acceld.mesos.containment.Fence;
+import io.acceld.mesos.containment.Limits;
 import io.acceld.mesos.http.EventStream;
 import io.acceld.proto.mesos.v1.AgentInfo;
 import io.acceld.proto.mesos.v1.ContainerID;
@@ -50,7 +51,9 @@ final class ExecutorProcess {
   private enum Ending {
     EXITED,
     REGISTRATION_TIMEOUT,
-    SHUTDOWN
+    SHUTDOWN,
+    /** Its container's limits could not follow its tasks (Mesos destroys it too, slave.cpp). */
+    UPDATE_FAILED
   }
 
   private final ContainerServices services;
@@ -90,6 +93,14 @@ final class ExecutorProcess {
 
   @GuardedBy("this")
   private Fence fence;
+
+  /** The resources {@link #fence}'s limits last followed: its executor's and its tasks'. */
+  @GuardedBy("this")
+  private Limits requested;
+
+  /** Why the limits could not follow, for the tasks' status when {@link Ending#UPDATE_FAILED}. */
+  @GuardedBy("this")
+  private String updateFailure = "";
 
   @GuardedBy("this")
   private ScheduledFuture<?> registrationTimer;
@@ -154,19 +165,78 @@ final class ExecutorProcess {
    */
   boolean enqueue(List<TaskInfo> launched, boolean group) {
     List<Event> events = ExecutorTasks.launchEvents(launched, group);
+    boolean resized;
     synchronized (this) {
       if (state == State.TERMINATING || state == State.TERMINATED) {
         return false;
       }
       tasks.add(launched);
-      if (state == State.SUBSCRIBED && stream != null && stream.isOpen()) {
+      // as the Mesos agent does, the container grows before the executor hears of the task
+      resized = resize();
+      if (!resized) {
+        tasks.queue(events); // never delivered: the executor is destroyed, the tasks lost
+      } else if (state == State.SUBSCRIBED && stream != null && stream.isOpen()) {
         events.forEach(stream::send);
       } else {
         tasks.queue(events);
       }
     }
+    if (!resized) {
+      destroy();
+      return true;
+    }
     checkpoint();
     return true;
+  }
+
+  /**
+   * Makes the container's limits follow its executor's and tasks' resources, as the Mesos agent
+   * updates a running executor's container when a task is launched into it or ends there (see
+   * {@link Fence#update} for what that writes). With the monitor held, so that the limits written
+   * are those of the tasks as they are now, and a task is delivered only once they are.
+   *
+   * @return false when the cgroup could not be written: the state is then TERMINATING and the
+   *     caller must {@link #destroy()} the executor, whose tasks are lost, as Mesos destroys a
+   *     container whose update failed
+   */
+  @GuardedBy("this")
+  private boolean resize() {
+    if (fence == null || state == State.TERMINATING || state == State.TERMINATED) {
+      return true; // not made yet (start() follows the tasks there) or going away anyway
+    }
+    Limits wanted = ContainerFences.resized(Optional.of(info), tasks.all(), requested);
+    if (wanted.equals(requested)) {
+      return true;
+    }
+    try {
+      fence.update(wanted);
+      requested = wanted;
+      return true;
+    } catch (IOException | RuntimeException e) {
+      log.error(
+          "Failed to update the limits of container {} of executor {}, destroying it: {}",
+          containerId,
+          ClientText.quote(info.getExecutorId().getValue()),
+          e.toString());
+      state = State.TERMINATING;
+      ending = Ending.UPDATE_FAILED;
+      updateFailure = String.valueOf(e.getMessage());
+      if (registrationTimer != null) {
+        registrationTimer.cancel(false);
+      }
+      return false;
+    }
+  }
+
+  /** {@link #resize()} from outside the monitor: after a task ended or was dropped. */
+  private void resizeOrDestroy() {
+    boolean resized;
+    synchronized (this) {
+      resized = resize();
+    }
+    if (!resized) {
+      destroy();
+    }
   }
 
   /** Spawns the process; on the containers' threads. */
@@ -216,6 +286,7 @@ final class ExecutorProcess {
       return;
     }
     boolean gone;
+    boolean resized = true;
     synchronized (this) {
       gone = state != State.LAUNCHING; // shut down while it was being started
       if (!gone) {
@@ -223,7 +294,10 @@ final class ExecutorProcess {
         killer = services.killer(tree, made);
         sandbox = started.sandbox();
         fence = made;
+        requested = made.limits();
         state = State.REGISTERING; // from now on it may subscribe, however fast it is
+        // tasks launched into it while its fence was being made count too
+        resized = resize();
       }
     }
     if (gone || !checkpoint()) {
@@ -244,6 +318,9 @@ final class ExecutorProcess {
       }
     }
     awaitSubscription(started.tree(), started.sandbox());
+    if (!resized) {
+      destroy();
+    }
   }
 
   /** Re-attaches to a surviving executor after a restart: it has to SUBSCRIBE again. */
@@ -258,6 +335,7 @@ final class ExecutorProcess {
       killer = services.killer(process, reattached);
       sandbox = box;
       fence = reattached;
+      requested = reattached.limits();
       state = State.REGISTERING;
       tasks.restore(known, reported);
     }
@@ -356,6 +434,9 @@ final class ExecutorProcess {
               .setReason(TaskStatus.Reason.REASON_AGENT_RESTARTED)
               .setMessage("The executor re-subscribed without this task: it was never started"));
     }
+    if (!lost.isEmpty()) {
+      resizeOrDestroy();
+    }
     if (idle) {
       // An executor that was never given a task has nothing to do here (slave.cpp L5401-5411).
       shutdown();
@@ -393,6 +474,9 @@ final class ExecutorProcess {
     }
     if (changed) {
       checkpoint();
+    }
+    if (changed && Statuses.isTerminal(status.getState())) {
+      resizeOrDestroy(); // the ended task's resources leave its container, as in Mesos
     }
   }
 
@@ -450,6 +534,7 @@ final class ExecutorProcess {
               .setReason(TaskStatus.Reason.REASON_TASK_KILLED_DURING_LAUNCH)
               .setMessage("Killed before it was delivered to its executor"));
     }
+    resizeOrDestroy();
   }
 
   /** SHUTDOWN, then destruction after the executor's grace period (at once if not connected). */
@@ -579,7 +664,19 @@ final class ExecutorProcess {
   }
 
   private TaskStatus.Builder orphanStatus(TaskID task, Ending why) {
+    String failure;
+    synchronized (this) {
+      failure = updateFailure;
+    }
     return switch (why) {
+      case UPDATE_FAILED ->
+          agentStatus(
+                  task,
+                  hasCapability(FrameworkInfo.Capability.Type.PARTITION_AWARE)
+                      ? TaskState.TASK_GONE
+                      : TaskState.TASK_LOST)
+              .setReason(TaskStatus.Reason.REASON_CONTAINER_UPDATE_FAILED)
+              .setMessage("Failed to update resources for container: " + failure);
       case REGISTRATION_TIMEOUT ->
           agentStatus(task, TaskState.TASK_FAILED)
               .setReason(TaskStatus.Reason.REASON_EXECUTOR_REGISTRATION_TIMEOUT)
@@ -628,7 +725,8 @@ final class ExecutorProcess {
               tree.pid(),
               tree.startTime(),
               sandbox.dir(),
-              token);
+              token,
+              Optional.of(fence.denied()));
     }
     try {
       services.records().write(record);

@@ -62,6 +62,33 @@ class CgroupV1ContainmentTest extends ContainmentContract {
   }
 
   @Test
+  void anUpdateRaisesTheHardLimitButBringsDownOnlyTheSoftOneAndTheCpu() throws Exception {
+    Fence fence =
+        containment.create("growing", new Limits(48L << 20, 1, true), List.of(), Optional.empty());
+    fences.add(fence);
+    Path memory =
+        CgroupFixture.CGROUP_ROOT.resolve("memory").resolve(cgroups.parent).resolve("growing");
+    Path cpu = CgroupFixture.CGROUP_ROOT.resolve("cpu").resolve(cgroups.parent).resolve("growing");
+
+    fence.update(new Limits(96L << 20, 2, true));
+
+    assertThat(Files.readString(memory.resolve("memory.limit_in_bytes")).strip())
+        .isEqualTo(String.valueOf(96L << 20));
+    assertThat(Files.readString(cpu.resolve("cpu.cfs_quota_us")).strip()).isEqualTo("200000");
+
+    fence.update(new Limits(32L << 20, 0.5, false));
+
+    assertThat(Files.readString(memory.resolve("memory.limit_in_bytes")).strip())
+        .isEqualTo(String.valueOf(96L << 20));
+    assertThat(Files.readString(memory.resolve("memory.soft_limit_in_bytes")).strip())
+        .isEqualTo(String.valueOf(32L << 20));
+    assertThat(Files.readString(cpu.resolve("cpu.shares")).strip()).isEqualTo("512");
+    assertThat(Files.readString(cpu.resolve("cpu.cfs_quota_us")).strip()).isEqualTo("-1");
+    assertThat(fence.limits()).isEqualTo(new Limits(96L << 20, 0.5, false));
+    assertThat(fence.memoryLimitMessage()).contains(String.valueOf(96L << 20));
+  }
+
+  @Test
   void aFailedCreateRemovesWhatItMadeAndNothingElse() throws Exception {
     Path memory =
         CgroupFixture.CGROUP_ROOT.resolve("memory").resolve(cgroups.parent).resolve("partial");

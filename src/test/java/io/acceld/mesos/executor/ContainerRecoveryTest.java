@@ -36,6 +36,7 @@ class ContainerRecoveryTest {
       Path.of("/sys/fs/cgroup/memory").resolve(CgroupLeftovers.PARENT);
 
   @TempDir Path dir;
+  @TempDir Path node;
   final RecordingSink before = new RecordingSink();
   final RecordingSink after = new RecordingSink();
   Containers first;
@@ -87,6 +88,60 @@ class ContainerRecoveryTest {
     assertThat(after.statesOf("t-live")).containsExactly(TaskState.TASK_FINISHED);
     assertThat(before.statesOf("t-live"))
         .containsExactly(TaskState.TASK_STARTING, TaskState.TASK_RUNNING);
+  }
+
+  /**
+   * {@code /state}'s denied devices of a container come from its checkpoint after a restart: the
+   * fence cannot be read back from the cgroup (v2 has only a BPF program), and recomputing it
+   * without the task's devices would list its own GPU and companions as denied.
+   */
+  @Test
+  void aReattachedFenceShowsTheDevicesItDeniesAsBefore() throws IOException {
+    Path devRoot =
+        new io.acceld.simulate.FakeNodeTree(node)
+            .charDevice("nvidia0", 195, 0)
+            .charDevice("nvidia1", 195, 1)
+            .charDevice("nvidiactl", 195, 255)
+            .charDevice("nvidia-uvm", 237, 0)
+            .devRoot();
+    ContainerSettings settings = settings(Duration.ofMinutes(1));
+    var c = settings.containment();
+    settings =
+        settings.withContainment(
+            new io.acceld.mesos.containment.ContainmentSettings(
+                c.isolation(),
+                c.switchUser(),
+                c.allowRootTasks(),
+                c.cgroupRoot(),
+                devRoot,
+                c.setpriv(),
+                c.parent()));
+    first = Containers.open(dir, settings, before, new MutableClock());
+    first.recover();
+    io.acceld.allocation.RuntimeSpec gpu0 =
+        new io.acceld.allocation.RuntimeSpec(
+            java.util.Map.of(),
+            List.of(
+                new io.acceld.allocation.RuntimeSpec.DeviceNode(
+                    "/dev/nvidia0", "/dev/nvidia0", "rw")),
+            List.of(),
+            List.of());
+    first.launch(
+        commandLaunch(
+            task("t-gpu", shell("while [ ! -e release ]; do sleep 0.02; done; exit 0")), gpu0));
+    TaskStatus running = before.await("t-gpu", TaskState.TASK_RUNNING);
+    List<String> deniedBefore = first.fences().get(0).deniedDevices();
+    assertThat(deniedBefore).as("only the GPU it was not given").containsExactly("195:1");
+    first.close();
+
+    second = Containers.open(dir, settings, after, new MutableClock());
+    second.recover();
+
+    assertThat(second.fences())
+        .singleElement()
+        .satisfies(f -> assertThat(f.deniedDevices()).isEqualTo(deniedBefore));
+    Files.writeString(sandboxOf(dir, running).resolve("release"), "");
+    assertThat(after.awaitTerminal("t-gpu").getState()).isEqualTo(TaskState.TASK_FINISHED);
   }
 
   @Test
@@ -188,6 +243,39 @@ class ContainerRecoveryTest {
     assertThat(lost.getState()).isEqualTo(TaskState.TASK_LOST);
     assertThat(lost.getReason()).isEqualTo(TaskStatus.Reason.REASON_AGENT_RESTARTED);
     assertThat(second.executorsOf(FRAMEWORK)).hasSize(1);
+  }
+
+  /**
+   * The limits {@code /state} shows for a re-attached executor are those in force: a task that
+   * raised the memory hard limit and then ended left it raised, and so it still is after a restart.
+   */
+  @Test
+  void aReattachedExecutorShowsTheLimitsInForceAsBefore() throws IOException {
+    first = open(before);
+    first.recover();
+    io.acceld.proto.mesos.v1.ExecutorInfo info =
+        executor("exec-1", shell("exec sleep 300")).toBuilder()
+            .addResources(CustomExecutorsTest.scalar("mem", 32))
+            .build();
+    first.launch(
+        executorLaunch(info, NO_DEVICES, CustomExecutorsTest.sized(executorTask("t-1"), 0.5, 64)));
+    Eventually.await("the executor's record", () -> recordCount() == 1);
+    subscribe(first, Call.Subscribe.newBuilder());
+    first.launch(
+        executorLaunch(info, NO_DEVICES, CustomExecutorsTest.sized(executorTask("t-2"), 1, 128)));
+    first.handle(
+        CustomExecutorsTest.update(
+            CustomExecutorsTest.executorStatus("t-2", TaskState.TASK_FINISHED).build()));
+    io.acceld.mesos.containment.Limits shownBefore = first.fences().get(0).limits();
+    assertThat(shownBefore.memoryBytes()).isEqualTo((32L + 64 + 128) << 20);
+    first.close();
+
+    second = open(after);
+    second.recover();
+
+    assertThat(second.fences())
+        .singleElement()
+        .satisfies(f -> assertThat(f.limits()).isEqualTo(shownBefore));
   }
 
   private static RecordingEventStream subscribe(

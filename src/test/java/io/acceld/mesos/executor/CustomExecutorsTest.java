@@ -15,6 +15,7 @@ import io.acceld.proto.mesos.v1.TaskState;
 import io.acceld.proto.mesos.v1.TaskStatus;
 import io.acceld.proto.mesos.v1.executor.Call;
 import io.acceld.proto.mesos.v1.executor.Event;
+import io.acceld.testing.CgroupLeftovers;
 import io.acceld.testing.Eventually;
 import io.acceld.testing.MutableClock;
 import io.acceld.testing.ProcessCleanup;
@@ -421,6 +422,83 @@ class CustomExecutorsTest {
         .extracting(r -> ((Reply.Failure) r).status())
         .isEqualTo(400);
     assertThat(sink.statusesOf("t-1")).isEmpty();
+  }
+
+  /**
+   * A task launched into a running executor raises its container's limits before the executor hears
+   * of it, and one that ended lowers them again as Mesos's isolators do: the cpu shares and the
+   * memory soft limit follow, the memory hard limit stays up (lowering it under what is in use
+   * would OOM-kill the executor), and none goes below the executor's own resources.
+   */
+  @Test
+  void aContainersLimitsFollowTheTasksLaunchedIntoItsExecutor() throws IOException {
+    open();
+    ExecutorInfo info =
+        waitingExecutor().toBuilder()
+            .addResources(scalar("cpus", 0.1))
+            .addResources(scalar("mem", 32))
+            .build();
+    containers.launch(executorLaunch(info, NO_DEVICES, sized(executorTask("t-1"), 0.5, 64)));
+    RecordingEventStream stream = subscribe();
+    String container = awaitRecord().getFileName().toString().replace(".json", "");
+    Path memory = cgroup("memory", container);
+    Path cpu = cgroup("cpu", container);
+    assertThat(read(memory.resolve("memory.limit_in_bytes"))).isEqualTo((32L + 64) << 20);
+    assertThat(read(cpu.resolve("cpu.shares"))).isEqualTo(614); // 0.6 cpus
+
+    containers.launch(executorLaunch(info, NO_DEVICES, sized(executorTask("t-2"), 1, 128)));
+
+    Eventually.await("the second LAUNCH", () -> stream.types().size() == 3);
+    assertThat(read(memory.resolve("memory.limit_in_bytes"))).isEqualTo((32L + 64 + 128) << 20);
+    assertThat(read(memory.resolve("memory.soft_limit_in_bytes")))
+        .isEqualTo((32L + 64 + 128) << 20);
+    assertThat(read(cpu.resolve("cpu.shares"))).isEqualTo(1638); // 1.6 cpus
+
+    containers.handle(update(executorStatus("t-2", TaskState.TASK_FINISHED).build()));
+    containers.handle(update(executorStatus("t-1", TaskState.TASK_FINISHED).build()));
+
+    assertThat(read(memory.resolve("memory.soft_limit_in_bytes"))).isEqualTo(32L << 20);
+    assertThat(read(memory.resolve("memory.limit_in_bytes")))
+        .as("the hard limit never comes down under a running executor")
+        .isEqualTo((32L + 64 + 128) << 20);
+    assertThat(read(cpu.resolve("cpu.shares"))).isEqualTo(102); // the executor's own 0.1 cpus
+    // and /state says what is in force
+    assertThat(containers.fences())
+        .singleElement()
+        .satisfies(
+            f -> {
+              assertThat(f.limits().memoryBytes()).isEqualTo((32L + 64 + 128) << 20);
+              assertThat(f.limits().cpus()).isEqualTo(0.1);
+            });
+  }
+
+  static io.acceld.proto.mesos.v1.Resource scalar(String name, double value) {
+    return io.acceld.proto.mesos.v1.Resource.newBuilder()
+        .setName(name)
+        .setType(io.acceld.proto.mesos.v1.Value.Type.SCALAR)
+        .setScalar(io.acceld.proto.mesos.v1.Value.Scalar.newBuilder().setValue(value))
+        .build();
+  }
+
+  static io.acceld.proto.mesos.v1.TaskInfo sized(
+      io.acceld.proto.mesos.v1.TaskInfo task, double cpus, double mem) {
+    return task.toBuilder()
+        .addResources(scalar("cpus", cpus))
+        .addResources(scalar("mem", mem))
+        .build();
+  }
+
+  /** The container's directory in a cgroup v1 hierarchy, under this test JVM's parent. */
+  static Path cgroup(String controller, String container) {
+    return Path.of("/sys/fs/cgroup", controller, CgroupLeftovers.PARENT, container);
+  }
+
+  static long read(Path file) {
+    try {
+      return Long.parseLong(Files.readString(file).strip());
+    } catch (IOException e) {
+      throw new java.io.UncheckedIOException(e);
+    }
   }
 
   @Test
