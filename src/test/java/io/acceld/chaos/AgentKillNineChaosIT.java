@@ -22,6 +22,7 @@ import io.acceld.simulate.Fixtures;
 import io.acceld.testing.DaemonFlags;
 import io.acceld.testing.Eventually;
 import io.acceld.testing.NvmlDouble;
+import io.acceld.testing.Waits;
 import io.acceld.testing.kubelet.DeviceState;
 import io.acceld.testing.kubelet.KubeletDouble;
 import io.acceld.testing.kubelet.Registration;
@@ -430,7 +431,7 @@ class AgentKillNineChaosIT {
 
   /** The ledger once the (re)started agent answers. */
   private Map<String, Holding> awaitDevices(String what) {
-    long deadline = System.nanoTime() + WAIT.toNanos();
+    long deadline = System.nanoTime() + Waits.scaled(WAIT).toNanos();
     while (true) {
       Optional<Map<String, Holding>> d = agent.devices();
       if (d.isPresent() && d.get().size() == 8) {

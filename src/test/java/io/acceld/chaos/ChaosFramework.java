@@ -13,6 +13,7 @@ import io.acceld.proto.mesos.v1.TaskStatus;
 import io.acceld.proto.mesos.v1.scheduler.Call;
 import io.acceld.proto.mesos.v1.scheduler.Event;
 import io.acceld.testing.Eventually;
+import io.acceld.testing.Waits;
 import io.acceld.testing.mesos.MesosCalls;
 import io.acceld.testing.mesos.MesosEventStream;
 import io.acceld.testing.mesos.MesosResponse;
@@ -30,7 +31,8 @@ import java.util.concurrent.ConcurrentHashMap;
 
 /**
  * A framework subscribed to the agent's Mesos bridge over real HTTP, as a v1 scheduler library
- * would be; updates are acknowledged as they are read ({@link #pump}).
+ * would be; updates are acknowledged as they are read ({@link #pump}). Every timeout it takes is
+ * the time on an idle machine, scaled by {@link Waits}.
  */
 final class ChaosFramework {
   /** How long one wait for the next event lasts before the caller checks its deadline again. */
@@ -74,7 +76,7 @@ final class ChaosFramework {
 
   /** The newest offer with GPUs not rescinded and not in {@code used}, waiting for one. */
   Offer awaitOffer(Set<String> used, Duration timeout) throws Exception {
-    long deadline = System.nanoTime() + timeout.toNanos();
+    long deadline = System.nanoTime() + Waits.scaled(timeout).toNanos();
     while (System.nanoTime() < deadline) {
       pump();
       Map<String, Offer> open = openOffers();
@@ -93,7 +95,7 @@ final class ChaosFramework {
 
   /** Waits until every task in {@code ids} had an update; their latest states. */
   Map<String, TaskState> awaitUpdates(List<String> ids, Duration timeout) throws Exception {
-    long deadline = System.nanoTime() + timeout.toNanos();
+    long deadline = System.nanoTime() + Waits.scaled(timeout).toNanos();
     while (!states.keySet().containsAll(ids) && System.nanoTime() < deadline) {
       pump();
       events.awaitMoreThan(read, POLL); // the next event, or the deadline's next check
@@ -120,7 +122,7 @@ final class ChaosFramework {
         });
     MesosEventStream<Event> events = client.subscribe(MesosCalls.subscribe(info, id));
     assertThat(events.status()).as(events.errorBody()).isEqualTo(200);
-    Event first = events.nextEvent(wait);
+    Event first = events.nextEvent(Waits.scaled(wait));
     assertThat(first.getType()).isEqualTo(Event.Type.SUBSCRIBED);
     ChaosFramework fw = new ChaosFramework(client, events, first.getSubscribed().getFrameworkId());
     fw.read = 1;

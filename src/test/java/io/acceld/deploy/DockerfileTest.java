@@ -11,7 +11,7 @@ import org.junit.jupiter.api.Test;
 /**
  * There is no container engine to build the image, so the promises the Dockerfile makes are read
  * off it: .ci/run lints its syntax, this checks what it does. The runtime it copies is made by the
- * same script RuntimeImageIT starts.
+ * same script ReleaseIT.TheInstalledRuntime starts.
  */
 class DockerfileTest {
   private static List<String> instructions() throws Exception {
