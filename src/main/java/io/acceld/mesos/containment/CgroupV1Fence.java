@@ -32,11 +32,15 @@ public final class CgroupV1Fence implements Fence {
   /** In force; {@link #update} replaces it, {@code /state} reads it from other threads. */
   private volatile Limits limits;
 
+  /** In force; {@link #updateDevices} replaces it, {@code /state} reads it from other threads. */
+  private volatile List<DeviceNode> denied;
+
   CgroupV1Fence(FenceSpec spec, Map<String, Path> dirs, Pids pids) {
     this.spec = spec;
     this.dirs = Map.copyOf(dirs);
     this.pids = pids;
     this.limits = spec.limits();
+    this.denied = spec.denied();
   }
 
   /**
@@ -152,7 +156,32 @@ public final class CgroupV1Fence implements Fence {
 
   @Override
   public List<DeviceNode> denied() {
-    return spec.denied();
+    return denied;
+  }
+
+  /**
+   * Writes only the difference: a deny entry for each node newly denied, and for each node no
+   * longer denied an allow entry, which in a cgroup that allows by default (as ours inherit) takes
+   * the matching deny exception away. Denials first, so a failure half-way never leaves the cgroup
+   * wider than both the old and the new list.
+   */
+  @Override
+  public synchronized void updateDevices(List<DeviceNode> wanted) throws IOException {
+    Path devices = dirs.get("devices");
+    if (devices != null) {
+      List<DeviceNode> before = denied;
+      for (DeviceNode node : wanted) {
+        if (before.stream().noneMatch(node::sameDevice)) {
+          CgroupFiles.write(devices.resolve("devices.deny"), "c " + node.number() + " rwm");
+        }
+      }
+      for (DeviceNode node : before) {
+        if (wanted.stream().noneMatch(node::sameDevice)) {
+          CgroupFiles.write(devices.resolve("devices.allow"), "c " + node.number() + " rwm");
+        }
+      }
+    }
+    denied = List.copyOf(wanted);
   }
 
   @Override
@@ -250,6 +279,7 @@ public final class CgroupV1Fence implements Fence {
     return spec.describe(
         "v1",
         CgroupLayout.V1_CONTROLLERS.stream().filter(dirs::containsKey).map(dirs::get).toList(),
-        limits);
+        limits,
+        denied);
   }
 }

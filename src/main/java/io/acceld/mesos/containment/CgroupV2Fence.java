@@ -1,6 +1,7 @@
 package io.acceld.mesos.containment;
 
 import io.acceld.config.MesosIsolation;
+import io.acceld.util.GuardedBy;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -26,6 +27,17 @@ public final class CgroupV2Fence implements Fence {
   /** In force; {@link #update} replaces it, {@code /state} reads it from other threads. */
   private volatile Limits limits;
 
+  /** In force; {@link #updateDevices} replaces it, {@code /state} reads it from other threads. */
+  private volatile List<DeviceNode> denied;
+
+  /**
+   * The descriptor of the device program attached now, kept so that {@link #updateDevices} can
+   * detach it; -1 before {@link #configure} and in a fence re-attached after a restart, whose
+   * program {@link Bpf#replace} then finds on the cgroup.
+   */
+  @GuardedBy("this")
+  private int program = -1;
+
   CgroupV2Fence(FenceSpec spec, Path dir, Pids pids) {
     this(spec, dir, pids, true);
   }
@@ -36,6 +48,7 @@ public final class CgroupV2Fence implements Fence {
     this.pids = pids;
     this.killFile = killFile;
     this.limits = spec.limits();
+    this.denied = spec.denied();
   }
 
   /**
@@ -64,7 +77,10 @@ public final class CgroupV2Fence implements Fence {
   /** Writes the limits and attaches the device program to a freshly made directory. */
   void configure(Bpf bpf) throws IOException {
     if (spec.isolation().contains(MesosIsolation.DEVICES)) {
-      bpf.attachDeviceFence(dir, spec.denied());
+      int attached = bpf.attachDeviceFence(dir, spec.denied());
+      synchronized (this) {
+        program = attached;
+      }
     }
     if (spec.isolation().contains(MesosIsolation.MEMORY)) {
       String bytes = Long.toString(spec.limits().memoryBytes());
@@ -127,7 +143,20 @@ public final class CgroupV2Fence implements Fence {
 
   @Override
   public List<DeviceNode> denied() {
-    return spec.denied();
+    return denied;
+  }
+
+  @Override
+  public synchronized void updateDevices(List<DeviceNode> wanted) throws IOException {
+    if (spec.isolation().contains(MesosIsolation.DEVICES)) {
+      program = new Bpf(Libc.get()).replace(dir, program, wanted);
+    }
+    denied = List.copyOf(wanted);
+  }
+
+  /** The names of the device programs attached to the cgroup itself: for tests. */
+  List<String> attachedPrograms() throws IOException {
+    return new Bpf(Libc.get()).attachedNames(dir);
   }
 
   @Override
@@ -186,12 +215,16 @@ public final class CgroupV2Fence implements Fence {
     if (events("populated") != 0 && !killAll(REMOVE_WAIT)) {
       throw new IOException("container " + containerId() + " still has processes after SIGKILL");
     }
-    // removing the cgroup detaches and frees its device program
+    // removing the cgroup detaches its device program; our descriptor is the last reference
     CgroupFiles.removeTree(dir, REMOVE_WAIT);
+    synchronized (this) {
+      new Bpf(Libc.get()).close(program);
+      program = -1;
+    }
   }
 
   @Override
   public FenceDescription describe() {
-    return spec.describe("v2", List.of(dir), limits);
+    return spec.describe("v2", List.of(dir), limits, denied);
   }
 }

@@ -433,12 +433,20 @@ public final class Containment {
   private FenceSpec spec(
       String containerId, Limits limits, List<DeviceNode> allowed, Optional<UserIdentity> user)
       throws IOException {
-    List<DeviceNode> denied = List.of();
-    if (settings.isolation().contains(MesosIsolation.DEVICES)) {
-      Map<String, DeviceNode> present = AcceleratorNodes.scan(settings.devRoot());
-      denied = AcceleratorNodes.denied(present, AcceleratorNodes.withCompanions(present, allowed));
+    return spec(containerId, user, limits, denial(allowed));
+  }
+
+  /**
+   * What a fence allowing {@code allowed} denies: every accelerator node under {@code --dev-root}
+   * but those and their companions (see {@link #create}); nothing without device isolation. For
+   * {@link Fence#updateDevices} when a running container's devices change.
+   */
+  public List<DeviceNode> denial(List<DeviceNode> allowed) throws IOException {
+    if (!settings.isolation().contains(MesosIsolation.DEVICES)) {
+      return List.of();
     }
-    return spec(containerId, user, limits, denied);
+    Map<String, DeviceNode> present = AcceleratorNodes.scan(settings.devRoot());
+    return AcceleratorNodes.denied(present, AcceleratorNodes.withCompanions(present, allowed));
   }
 
   /** With the denial already known, as a checkpoint keeps it. */

@@ -13,10 +13,24 @@ public sealed interface Fence permits CgroupV1Fence, CgroupV2Fence, Unfenced {
   String containerId();
 
   /**
-   * The accelerator nodes the fence denies, as made: kept in the container's checkpoint, so that a
-   * fence re-attached after a restart describes the same denial as before.
+   * The accelerator nodes the fence denies now, as made or as {@link #updateDevices} changed them
+   * since: kept in the container's checkpoint, so that a fence re-attached after a restart
+   * describes the same denial as before.
    */
   List<DeviceNode> denied();
+
+  /**
+   * Follows a change of the container's devices, a task launched into its executor with
+   * accelerators of its own or ended there, as Mesos's gpu/nvidia isolator allows a running
+   * container the GPUs of a new task and denies them again once they are released. On v1 the
+   * difference is written to {@code devices.allow} and {@code devices.deny}; on v2 a program with
+   * the new list takes the place of the old one, attached before the old one is detached.
+   *
+   * @param denied what the fence is to deny from now on ({@link Containment#denial})
+   * @throws IOException when the kernel refused; the denial in force may then be a mix of the old
+   *     and the new on v1, and is the old one on v2
+   */
+  void updateDevices(List<DeviceNode> denied) throws IOException;
 
   /** The limits in force: those it was made with, as {@link #update} changed them since. */
   Limits limits();

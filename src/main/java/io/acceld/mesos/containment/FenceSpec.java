@@ -20,9 +20,11 @@ record FenceSpec(
   }
 
   /**
-   * With the limits in force, which {@link Fence#update} may have changed since {@link #limits}.
+   * With the limits and denial in force, which {@link Fence#update} and {@link Fence#updateDevices}
+   * may have changed since {@link #limits} and {@link #denied}.
    */
-  FenceDescription describe(String version, List<Path> cgroups, Limits inForce) {
+  FenceDescription describe(
+      String version, List<Path> cgroups, Limits inForce, List<DeviceNode> deniedNow) {
     return new FenceDescription(
         containerId,
         version,
@@ -30,6 +32,6 @@ record FenceSpec(
         user,
         inForce,
         isolation.stream().map(i -> MesosIsolation.format(Set.of(i))).sorted().toList(),
-        denied.stream().map(DeviceNode::number).toList());
+        deniedNow.stream().map(DeviceNode::number).toList());
   }
 }

@@ -13,9 +13,12 @@ public final class Unfenced implements Fence {
   /** Nothing enforces them; kept so that {@code /state} shows the container's resources. */
   private volatile Limits limits;
 
+  private volatile List<DeviceNode> denied;
+
   Unfenced(FenceSpec spec) {
     this.spec = spec;
     this.limits = spec.limits();
+    this.denied = spec.denied();
   }
 
   @Override
@@ -35,7 +38,12 @@ public final class Unfenced implements Fence {
 
   @Override
   public List<DeviceNode> denied() {
-    return spec.denied();
+    return denied;
+  }
+
+  @Override
+  public void updateDevices(List<DeviceNode> denied) {
+    this.denied = List.copyOf(denied);
   }
 
   @Override
@@ -58,6 +66,6 @@ public final class Unfenced implements Fence {
 
   @Override
   public FenceDescription describe() {
-    return spec.describe("none", List.of(), limits);
+    return spec.describe("none", List.of(), limits, denied);
   }
 }

@@ -317,7 +317,8 @@ final class CommandTaskRunner {
         process.startTime(),
         box.dir(),
         Optional.empty(),
-        Optional.of(made.denied()));
+        Optional.of(made.denied()),
+        java.util.Map.of()); // one task, its devices never change
   }
 
   private TaskStatus.Builder status(TaskState state) {

@@ -94,6 +94,11 @@ final class ContainerFences {
         : record.tasks().get(0).getCommand();
   }
 
+  /** What a fence allowing {@code allowed} denies, for a running container's device update. */
+  List<DeviceNode> denial(List<DeviceNode> allowed) throws IOException {
+    return containment.denial(allowed);
+  }
+
   /** After a restart: removes the cgroups of every container not in {@code live}. */
   Recovery recover(Set<String> live) throws IOException {
     return containment.recover(live);

@@ -8,6 +8,7 @@ import io.acceld.proto.mesos.v1.TaskInfo;
 import java.nio.file.Path;
 import java.time.Instant;
 import java.util.List;
+import java.util.Map;
 import java.util.Objects;
 import java.util.Optional;
 import java.util.Set;
@@ -28,6 +29,9 @@ import java.util.Set;
  * @param denied the accelerator nodes its fence denies ({@link
  *     io.acceld.mesos.containment.Fence#denied()}), so that after a restart {@code /state} shows
  *     the same denial; empty in records of older agents, which did not keep it
+ * @param taskDevices a custom executor's tasks' device nodes, by task id, so that after a restart
+ *     its fence still follows them (a task's are denied again when it ends); empty for a command
+ *     task and in records of older agents, whose executors' fences then only widen
  */
 record ContainerRecord(
     String containerId,
@@ -40,7 +44,8 @@ record ContainerRecord(
     Instant startTime,
     Path sandbox,
     Optional<ExecutorToken> token,
-    Optional<List<DeviceNode>> denied) {
+    Optional<List<DeviceNode>> denied,
+    Map<String, List<DeviceNode>> taskDevices) {
   ContainerRecord {
     Objects.requireNonNull(containerId, "containerId");
     Objects.requireNonNull(framework, "framework");
@@ -52,5 +57,6 @@ record ContainerRecord(
     Objects.requireNonNull(sandbox, "sandbox");
     Objects.requireNonNull(token, "token");
     denied = denied.map(List::copyOf);
+    taskDevices = Map.copyOf(taskDevices);
   }
 }

@@ -2,6 +2,7 @@ package io.acceld.mesos.executor;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import com.google.protobuf.InvalidProtocolBufferException;
 import com.google.protobuf.MessageLite;
@@ -20,8 +21,10 @@ import java.nio.file.StandardCopyOption;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.Base64;
+import java.util.HashMap;
 import java.util.HashSet;
 import java.util.List;
+import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
 import java.util.regex.Pattern;
@@ -75,16 +78,28 @@ final class ContainerRecords {
         .ifPresent(
             denied -> {
               var nodes = root.putArray("denied_devices");
-              for (DeviceNode node : denied) {
-                nodes
-                    .addObject()
-                    .put("path", node.path().toString())
-                    .put("major", node.major())
-                    .put("minor", node.minor());
-              }
+              denied.forEach(node -> put(nodes, node));
             });
+    if (!record.taskDevices().isEmpty()) {
+      var byTask = root.putObject("task_devices");
+      record
+          .taskDevices()
+          .forEach(
+              (task, nodes) -> {
+                var list = byTask.putArray(task);
+                nodes.forEach(node -> put(list, node));
+              });
+    }
     AtomicFiles.write(
         file(record.containerId()), JSON.writeValueAsBytes(root), AtomicFiles.OWNER_ONLY);
+  }
+
+  private static void put(ArrayNode nodes, DeviceNode node) {
+    nodes
+        .addObject()
+        .put("path", node.path().toString())
+        .put("major", node.major())
+        .put("minor", node.minor());
   }
 
   void delete(String containerId) throws IOException {
@@ -154,14 +169,26 @@ final class ContainerRecords {
         root.has("executor_token")
             ? Optional.of(ExecutorToken.of(text(root, "executor_token")))
             : Optional.empty(),
-        root.has("denied_devices") ? Optional.of(denied(root)) : Optional.empty());
+        root.has("denied_devices")
+            ? Optional.of(nodes(root.path("denied_devices"), "denied_devices"))
+            : Optional.empty(),
+        taskDevices(root.path("task_devices")));
   }
 
-  private static List<DeviceNode> denied(JsonNode root) throws IOException {
+  /** Absent in records of older agents and of command tasks: no task's devices are known. */
+  private static Map<String, List<DeviceNode>> taskDevices(JsonNode byTask) throws IOException {
+    Map<String, List<DeviceNode>> devices = new HashMap<>();
+    for (var entry : (Iterable<Map.Entry<String, JsonNode>>) byTask::fields) {
+      devices.put(entry.getKey(), nodes(entry.getValue(), "task_devices"));
+    }
+    return devices;
+  }
+
+  private static List<DeviceNode> nodes(JsonNode list, String key) throws IOException {
     List<DeviceNode> nodes = new ArrayList<>();
-    for (JsonNode n : root.path("denied_devices")) {
+    for (JsonNode n : list) {
       if (!n.path("major").isInt() || !n.path("minor").isInt()) {
-        throw new IOException("'denied_devices' holds a node without its numbers: " + n);
+        throw new IOException("'" + key + "' holds a node without its numbers: " + n);
       }
       nodes.add(
           new DeviceNode(Path.of(text(n, "path")), n.get("major").asInt(), n.get("minor").asInt()));

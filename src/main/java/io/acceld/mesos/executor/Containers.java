@@ -3,6 +3,7 @@ package io.acceld.mesos.executor;
 import com.google.protobuf.ByteString;
 import io.acceld.ledger.Holder;
 import io.acceld.mesos.containment.Containment;
+import io.acceld.mesos.containment.DeviceNode;
 import io.acceld.mesos.containment.Fence;
 import io.acceld.mesos.containment.Recovery;
 import io.acceld.mesos.http.ExecutorEndpoint;
@@ -270,7 +271,8 @@ public final class Containers
       synchronized (lock) {
         executors.put(key, executor);
       }
-      executor.attach(alive.get(), sandbox, fence, record.tasks(), record.reported());
+      executor.attach(
+          alive.get(), sandbox, fence, record.tasks(), record.reported(), record.taskDevices());
       return;
     }
     for (TaskInfo t : record.tasks()) {
@@ -324,7 +326,13 @@ public final class Containers
         fresh = true;
       }
     }
-    if (!executor.enqueue(tasks, launch.group())) {
+    // each task's own nodes, so the fence can follow them into and out of a running executor
+    Map<String, List<DeviceNode>> nodes = new HashMap<>();
+    for (LaunchedTask t : launch.tasks()) {
+      nodes.put(
+          t.task().getTaskId().getValue(), services.fences().deviceNodes(List.of(t.runtime())));
+    }
+    if (!executor.enqueue(tasks, launch.group(), nodes)) {
       for (TaskInfo t : tasks) {
         TaskStatus.Builder refused =
             services

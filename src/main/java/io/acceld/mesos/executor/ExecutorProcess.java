@@ -2,6 +2,7 @@ package io.acceld.mesos.executor;
 
 import com.google.protobuf.ByteString;
 import io.acceld.allocation.RuntimeSpec;
+import io.acceld.mesos.containment.DeviceNode;
 import io.acceld.mesos.containment.Fence;
 import io.acceld.mesos.containment.Limits;
 import io.acceld.mesos.http.EventStream;
@@ -19,7 +20,11 @@ import io.acceld.util.ClientText;
 import io.acceld.util.GuardedBy;
 import java.io.IOException;
 import java.time.Duration;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.HashSet;
 import java.util.List;
+import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
 import java.util.concurrent.ScheduledFuture;
@@ -98,6 +103,14 @@ final class ExecutorProcess {
   @GuardedBy("this")
   private Limits requested;
 
+  /**
+   * The device nodes each task was given, by task id: what the fence allows is theirs together. A
+   * task missing here (one of an older agent's record, which kept none) holds devices nobody knows,
+   * so while it lives the fence only ever widens.
+   */
+  @GuardedBy("this")
+  private final Map<String, List<DeviceNode>> taskDevices = new HashMap<>();
+
   /** Why the limits could not follow, for the tasks' status when {@link Ending#UPDATE_FAILED}. */
   @GuardedBy("this")
   private String updateFailure = "";
@@ -161,9 +174,11 @@ final class ExecutorProcess {
   /**
    * Queues tasks for the executor (delivered at once if it is subscribed).
    *
+   * @param devices the device nodes of each of {@code launched}, by task id, which its container's
+   *     fence allows before the executor hears of the task
    * @return false if the executor is going away and takes no more tasks
    */
-  boolean enqueue(List<TaskInfo> launched, boolean group) {
+  boolean enqueue(List<TaskInfo> launched, boolean group, Map<String, List<DeviceNode>> devices) {
     List<Event> events = ExecutorTasks.launchEvents(launched, group);
     boolean resized;
     synchronized (this) {
@@ -171,6 +186,7 @@ final class ExecutorProcess {
         return false;
       }
       tasks.add(launched);
+      devices.forEach((task, nodes) -> taskDevices.put(task, List.copyOf(nodes)));
       // as the Mesos agent does, the container grows before the executor hears of the task
       resized = resize();
       if (!resized) {
@@ -190,10 +206,12 @@ final class ExecutorProcess {
   }
 
   /**
-   * Makes the container's limits follow its executor's and tasks' resources, as the Mesos agent
-   * updates a running executor's container when a task is launched into it or ends there (see
-   * {@link Fence#update} for what that writes). With the monitor held, so that the limits written
-   * are those of the tasks as they are now, and a task is delivered only once they are.
+   * Makes the container's limits and device fence follow its executor's and tasks' resources, as
+   * the Mesos agent updates a running executor's container when a task is launched into it or ends
+   * there (see {@link Fence#update} and {@link Fence#updateDevices} for what that writes): a task's
+   * GPUs are allowed before it is delivered and denied again once no remaining task holds them.
+   * With the monitor held, so that what is written is for the tasks as they are now, and a task is
+   * delivered only once it is.
    *
    * @return false when the cgroup could not be written: the state is then TERMINATING and the
    *     caller must {@link #destroy()} the executor, whose tasks are lost, as Mesos destroys a
@@ -205,16 +223,19 @@ final class ExecutorProcess {
       return true; // not made yet (start() follows the tasks there) or going away anyway
     }
     Limits wanted = ContainerFences.resized(Optional.of(info), tasks.all(), requested);
-    if (wanted.equals(requested)) {
-      return true;
-    }
     try {
-      fence.update(wanted);
-      requested = wanted;
+      if (!wanted.equals(requested)) {
+        fence.update(wanted);
+        requested = wanted;
+      }
+      List<DeviceNode> denial = denial();
+      if (!sameDevices(denial, fence.denied())) {
+        fence.updateDevices(denial);
+      }
       return true;
     } catch (IOException | RuntimeException e) {
       log.error(
-          "Failed to update the limits of container {} of executor {}, destroying it: {}",
+          "Failed to update the resources of container {} of executor {}, destroying it: {}",
           containerId,
           ClientText.quote(info.getExecutorId().getValue()),
           e.toString());
@@ -228,6 +249,34 @@ final class ExecutorProcess {
     }
   }
 
+  /**
+   * What the fence is to deny for the tasks as they are now: every accelerator but theirs. While a
+   * task whose devices are unknown lives, only what is denied already stays denied.
+   */
+  @GuardedBy("this")
+  private List<DeviceNode> denial() throws IOException {
+    Set<String> live = new HashSet<>(tasks.ids());
+    taskDevices.keySet().retainAll(live); // ended tasks' devices are released
+    List<DeviceNode> allowed = new ArrayList<>();
+    taskDevices.values().forEach(allowed::addAll);
+    List<DeviceNode> wanted = services.fences().denial(allowed);
+    if (!taskDevices.keySet().containsAll(live)) {
+      List<DeviceNode> now = fence.denied();
+      wanted = wanted.stream().filter(n -> now.stream().anyMatch(n::sameDevice)).toList();
+    }
+    return wanted;
+  }
+
+  private static boolean sameDevices(List<DeviceNode> a, List<DeviceNode> b) {
+    return numbers(a).equals(numbers(b));
+  }
+
+  private static Set<String> numbers(List<DeviceNode> nodes) {
+    Set<String> numbers = new HashSet<>();
+    nodes.forEach(n -> numbers.add(n.number()));
+    return numbers;
+  }
+
   /** {@link #resize()} from outside the monitor: after a task ended or was dropped. */
   private void resizeOrDestroy() {
     boolean resized;
@@ -236,6 +285,8 @@ final class ExecutorProcess {
     }
     if (!resized) {
       destroy();
+    } else {
+      checkpoint(); // the record keeps the denial now in force, for /state after a restart
     }
   }
 
@@ -329,8 +380,10 @@ final class ExecutorProcess {
       Sandbox box,
       Fence reattached,
       List<TaskInfo> known,
-      Set<String> reported) {
+      Set<String> reported,
+      Map<String, List<DeviceNode>> devices) {
     synchronized (this) {
+      taskDevices.putAll(devices);
       tree = process;
       killer = services.killer(process, reattached);
       sandbox = box;
@@ -726,7 +779,8 @@ final class ExecutorProcess {
               tree.startTime(),
               sandbox.dir(),
               token,
-              Optional.of(fence.denied()));
+              Optional.of(fence.denied()),
+              Map.copyOf(taskDevices));
     }
     try {
       services.records().write(record);

@@ -38,6 +38,15 @@ class CgroupV2ContainmentTest extends ContainmentContract {
     return "cgroup-v2-bpf";
   }
 
+  /**
+   * ALLOW_MULTI programs must all allow: a widened fence only works with the old program gone, and
+   * a fence that kept every program it was ever given would grow a program per task.
+   */
+  @Override
+  void afterDeviceUpdate(Fence fence) throws Exception {
+    assertThat(((CgroupV2Fence) fence).attachedPrograms()).containsExactly(Bpf.PROGRAM_NAME);
+  }
+
   @Test
   void withoutCgroupKillFreezingAndKillingEveryPidDoesIt() throws Exception {
     Fence fence = create("old-kernel", List.of());

@@ -117,6 +117,64 @@ abstract class ContainmentContract {
     assertThat(Probes.open(fence, Path.of("/dev/null"))).isEqualTo("opened");
   }
 
+  /** What else a fence's device update must leave behind, beyond what a process can open. */
+  void afterDeviceUpdate(Fence fence) throws Exception {}
+
+  @Test
+  void theDeviceFenceWidensForANewTasksGpuAndNarrowsWhenItIsReleased() throws Exception {
+    DeviceNode a = DeviceNode.of(dev.resolve("nvidia0"));
+    DeviceNode b = DeviceNode.of(dev.resolve("nvidia1"));
+    Fence fence = create("widened", List.of(a));
+    assertThat(open(fence, "nvidia1")).contains(EPERM);
+
+    // a second task with GPU B launched into the container
+    fence.updateDevices(containment.denial(List.of(a, b)));
+
+    assertThat(open(fence, "nvidia1")).contains(ENXIO);
+    assertThat(open(fence, "nvidia0")).contains(ENXIO);
+    assertThat(open(fence, "nvidiactl")).contains(ENXIO);
+    assertThat(open(fence, "kfd")).contains(EPERM);
+    assertThat(fence.denied()).extracting(DeviceNode::number).doesNotContain("195:0", "195:1");
+    assertThat(fence.describe().deniedDevices())
+        .contains("239:0", "226:128")
+        .doesNotContain("195:0", "195:1");
+    afterDeviceUpdate(fence);
+
+    // that task ended: B is no task's any more
+    fence.updateDevices(containment.denial(List.of(a)));
+
+    assertThat(open(fence, "nvidia1")).contains(EPERM);
+    assertThat(open(fence, "nvidia0")).contains(ENXIO);
+    assertThat(open(fence, "nvidiactl")).contains(ENXIO);
+    assertThat(fence.describe().deniedDevices()).contains("195:1").doesNotContain("195:0");
+    afterDeviceUpdate(fence);
+  }
+
+  @Test
+  void aFenceReattachedByAFreshContainmentWidensAndNarrowsToo() throws Exception {
+    DeviceNode a = DeviceNode.of(dev.resolve("nvidia0"));
+    DeviceNode b = DeviceNode.of(dev.resolve("nvidia1"));
+    Fence made = create("reattached", List.of(a));
+    // as after an agent restart: another instance, knowing only what the checkpoint keeps
+    Containment restarted = containment(settings(false));
+    Fence fence =
+        restarted.reattach("reattached", LIMITS, Optional.of(made.denied()), Optional.empty());
+    fences.add(fence);
+
+    fence.updateDevices(restarted.denial(List.of(a, b)));
+
+    assertThat(open(fence, "nvidia1")).contains(ENXIO);
+    assertThat(open(fence, "nvidia0")).contains(ENXIO);
+    assertThat(fence.describe().deniedDevices()).doesNotContain("195:1");
+    afterDeviceUpdate(fence);
+
+    fence.updateDevices(restarted.denial(List.of(a)));
+
+    assertThat(open(fence, "nvidia1")).contains(EPERM);
+    assertThat(open(fence, "nvidia0")).contains(ENXIO);
+    afterDeviceUpdate(fence);
+  }
+
   @Test
   void aMigTaskGetsItsCapsAndAnAmdTaskGetsKfd() throws Exception {
     Fence mig =

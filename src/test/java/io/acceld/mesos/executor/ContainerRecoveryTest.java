@@ -278,6 +278,132 @@ class ContainerRecoveryTest {
         .satisfies(f -> assertThat(f.limits()).isEqualTo(shownBefore));
   }
 
+  /**
+   * A restarted agent's executor fence still follows its tasks' devices: the checkpoint keeps each
+   * task's nodes, so the GPU of a task launched into the executor before the restart is allowed
+   * after it, and denied again once that task ended, the first task's GPU staying allowed. On v1
+   * the re-attached fence writes devices.allow/deny into the cgroup it found again.
+   */
+  @Test
+  void aReattachedExecutorsDeviceFenceStillFollowsItsTasks() throws Exception {
+    Path devRoot =
+        new io.acceld.simulate.FakeNodeTree(node)
+            .charDevice("nvidia0", 195, 0)
+            .charDevice("nvidia1", 195, 1)
+            .charDevice("nvidiactl", 195, 255)
+            .devRoot();
+    ContainerSettings settings =
+        CustomExecutorsTest.withDevRoot(settings(Duration.ofMinutes(1)), devRoot);
+    first = Containers.open(dir, settings, before, new MutableClock());
+    first.recover();
+    io.acceld.proto.mesos.v1.ExecutorInfo info = executor("exec-1", shell("exec sleep 300"));
+    first.launch(
+        executorLaunch(info, CustomExecutorsTest.gpu("GPU-a", "nvidia0"), executorTask("t-1")));
+    Eventually.await("the executor's record", () -> recordCount() == 1);
+    subscribe(first, Call.Subscribe.newBuilder());
+    first.launch(
+        executorLaunch(info, CustomExecutorsTest.gpu("GPU-b", "nvidia1"), executorTask("t-2")));
+    for (String t : List.of("t-1", "t-2")) {
+      first.handle(
+          CustomExecutorsTest.update(
+              CustomExecutorsTest.executorStatus(t, TaskState.TASK_RUNNING).build()));
+    }
+    assertThat(first.fences().get(0).deniedDevices()).isEmpty();
+    first.close();
+
+    second = Containers.open(dir, settings, after, new MutableClock());
+    second.recover();
+    Path record;
+    try (var files = Files.list(dir.resolve(Containers.RECORDS))) {
+      record = files.findFirst().orElseThrow();
+    }
+    Path devices =
+        CustomExecutorsTest.cgroup("devices", record.getFileName().toString().replace(".json", ""));
+    assertThat(second.fences())
+        .singleElement()
+        .satisfies(f -> assertThat(f.deniedDevices()).isEmpty());
+    assertThat(CustomExecutorsTest.openInside(devices, devRoot.resolve("nvidia1")))
+        .contains(CustomExecutorsTest.ENXIO);
+    subscribe(second, Call.Subscribe.newBuilder());
+
+    second.handle(
+        CustomExecutorsTest.update(
+            CustomExecutorsTest.executorStatus("t-2", TaskState.TASK_FINISHED).build()));
+
+    assertThat(CustomExecutorsTest.openInside(devices, devRoot.resolve("nvidia1")))
+        .contains(CustomExecutorsTest.EPERM);
+    assertThat(CustomExecutorsTest.openInside(devices, devRoot.resolve("nvidia0")))
+        .contains(CustomExecutorsTest.ENXIO);
+    assertThat(CustomExecutorsTest.deniedIn(record)).containsExactly("195:1");
+    assertThat(second.fences())
+        .singleElement()
+        .satisfies(f -> assertThat(f.deniedDevices()).containsExactly("195:1"));
+  }
+
+  /**
+   * A record of an older agent keeps no task's devices: whose GPU is whose is unknown after the
+   * restart, so an ended task's GPU stays allowed rather than denying one a remaining task may be
+   * using. The fence still widens for a task launched after the restart.
+   */
+  @Test
+  void anOlderRecordWithoutTaskDevicesNeverNarrowsTheFence() throws Exception {
+    Path devRoot =
+        new io.acceld.simulate.FakeNodeTree(node)
+            .charDevice("nvidia0", 195, 0)
+            .charDevice("nvidia1", 195, 1)
+            .charDevice("nvidia2", 195, 2)
+            .charDevice("nvidiactl", 195, 255)
+            .devRoot();
+    ContainerSettings settings =
+        CustomExecutorsTest.withDevRoot(settings(Duration.ofMinutes(1)), devRoot);
+    first = Containers.open(dir, settings, before, new MutableClock());
+    first.recover();
+    io.acceld.proto.mesos.v1.ExecutorInfo info = executor("exec-1", shell("exec sleep 300"));
+    first.launch(
+        executorLaunch(info, CustomExecutorsTest.gpu("GPU-a", "nvidia0"), executorTask("t-1")));
+    Eventually.await("the executor's record", () -> recordCount() == 1);
+    subscribe(first, Call.Subscribe.newBuilder());
+    first.launch(
+        executorLaunch(info, CustomExecutorsTest.gpu("GPU-b", "nvidia1"), executorTask("t-2")));
+    for (String t : List.of("t-1", "t-2")) {
+      first.handle(
+          CustomExecutorsTest.update(
+              CustomExecutorsTest.executorStatus(t, TaskState.TASK_RUNNING).build()));
+    }
+    first.close();
+    Path record;
+    try (var files = Files.list(dir.resolve(Containers.RECORDS))) {
+      record = files.findFirst().orElseThrow();
+    }
+    var json =
+        (com.fasterxml.jackson.databind.node.ObjectNode)
+            new com.fasterxml.jackson.databind.ObjectMapper().readTree(record.toFile());
+    assertThat(json.has("task_devices")).isTrue();
+    json.remove("task_devices"); // as an older agent wrote it
+    Files.write(record, new com.fasterxml.jackson.databind.ObjectMapper().writeValueAsBytes(json));
+
+    second = Containers.open(dir, settings, after, new MutableClock());
+    second.recover();
+    Path devices =
+        CustomExecutorsTest.cgroup("devices", record.getFileName().toString().replace(".json", ""));
+    subscribe(second, Call.Subscribe.newBuilder());
+    second.handle(
+        CustomExecutorsTest.update(
+            CustomExecutorsTest.executorStatus("t-2", TaskState.TASK_FINISHED).build()));
+
+    assertThat(CustomExecutorsTest.openInside(devices, devRoot.resolve("nvidia1")))
+        .contains(CustomExecutorsTest.ENXIO);
+    assertThat(CustomExecutorsTest.openInside(devices, devRoot.resolve("nvidia2")))
+        .contains(CustomExecutorsTest.EPERM);
+
+    second.launch(
+        executorLaunch(info, CustomExecutorsTest.gpu("GPU-c", "nvidia2"), executorTask("t-3")));
+
+    assertThat(CustomExecutorsTest.openInside(devices, devRoot.resolve("nvidia2")))
+        .contains(CustomExecutorsTest.ENXIO);
+    assertThat(CustomExecutorsTest.deniedIn(record)).isEmpty();
+  }
+
   private static RecordingEventStream subscribe(
       Containers containers, Call.Subscribe.Builder subscribe) {
     Reply reply =

@@ -472,6 +472,107 @@ class CustomExecutorsTest {
             });
   }
 
+  /**
+   * A task launched into a running executor with a GPU of its own can open it from inside the
+   * executor's cgroup (the fence was made for the first launch's GPU only), and once that task
+   * ended its GPU is denied again while the first task's stays allowed, as Mesos's gpu/nvidia
+   * isolator does. The checkpoint and /state follow each step. The nodes are mknod-made with no
+   * driver: ENXIO means the fence let the open through, EPERM that it denied it.
+   */
+  @Test
+  void aTaskLaunchedIntoARunningExecutorOpensItsOwnGpuUntilItEnds() throws Exception {
+    Path devRoot =
+        new io.acceld.simulate.FakeNodeTree(dir.resolve("node"))
+            .charDevice("nvidia0", 195, 0)
+            .charDevice("nvidia1", 195, 1)
+            .charDevice("nvidiactl", 195, 255)
+            .devRoot();
+    open(withDevRoot(settings(Duration.ofMinutes(1)), devRoot));
+    ExecutorInfo info = waitingExecutor();
+    containers.launch(executorLaunch(info, gpu("GPU-a", "nvidia0"), executorTask("t-1")));
+    RecordingEventStream stream = subscribe();
+    Path record = awaitRecord();
+    Path devices = cgroup("devices", record.getFileName().toString().replace(".json", ""));
+    Path a = devRoot.resolve("nvidia0");
+    Path b = devRoot.resolve("nvidia1");
+    assertThat(openInside(devices, a)).contains(ENXIO);
+    assertThat(openInside(devices, b)).contains(EPERM);
+
+    containers.launch(executorLaunch(info, gpu("GPU-b", "nvidia1"), executorTask("t-2")));
+
+    Eventually.await("the second LAUNCH", () -> stream.types().size() == 3);
+    assertThat(openInside(devices, b)).contains(ENXIO);
+    assertThat(openInside(devices, a)).contains(ENXIO);
+    assertThat(deniedIn(record)).isEmpty();
+    assertThat(containers.fences())
+        .singleElement()
+        .satisfies(f -> assertThat(f.deniedDevices()).isEmpty());
+
+    containers.handle(update(executorStatus("t-2", TaskState.TASK_FINISHED).build()));
+
+    assertThat(openInside(devices, b)).contains(EPERM);
+    assertThat(openInside(devices, a)).contains(ENXIO);
+    assertThat(openInside(devices, devRoot.resolve("nvidiactl"))).contains(ENXIO);
+    assertThat(deniedIn(record)).containsExactly("195:1");
+    assertThat(containers.fences())
+        .singleElement()
+        .satisfies(f -> assertThat(f.deniedDevices()).containsExactly("195:1"));
+  }
+
+  static final String ENXIO = "No such device or address";
+  static final String EPERM = "Operation not permitted";
+
+  static ContainerSettings withDevRoot(ContainerSettings settings, Path devRoot) {
+    var c = settings.containment();
+    return settings.withContainment(
+        new io.acceld.mesos.containment.ContainmentSettings(
+            c.isolation(),
+            c.switchUser(),
+            c.allowRootTasks(),
+            c.cgroupRoot(),
+            devRoot,
+            c.setpriv(),
+            c.parent()));
+  }
+
+  /** One NVIDIA GPU whose node the task sees as {@code /dev/<node>}. */
+  static io.acceld.allocation.RuntimeSpec gpu(String uuid, String node) {
+    return new io.acceld.allocation.RuntimeSpec(
+        Map.of("NVIDIA_VISIBLE_DEVICES", uuid),
+        List.of(
+            new io.acceld.allocation.RuntimeSpec.DeviceNode("/dev/" + node, "/dev/" + node, "rw")),
+        List.of(),
+        List.of());
+  }
+
+  /**
+   * open(2) of {@code node} by a shell that first moved itself into the container's devices cgroup:
+   * "opened", or the shell's error.
+   */
+  static String openInside(Path devicesCgroup, Path node) throws Exception {
+    Process p =
+        new ProcessBuilder(
+                "/bin/sh",
+                "-c",
+                "echo $$ > \"$1\"/cgroup.procs && exec 3< \"$2\" && echo opened",
+                "probe",
+                devicesCgroup.toString(),
+                node.toString())
+            .redirectErrorStream(true)
+            .start();
+    assertThat(p.waitFor(10, java.util.concurrent.TimeUnit.SECONDS)).isTrue();
+    return new String(p.getInputStream().readAllBytes(), java.nio.charset.StandardCharsets.UTF_8);
+  }
+
+  /** The checkpoint's denied devices, as major:minor. */
+  static List<String> deniedIn(Path record) throws IOException {
+    var root = new com.fasterxml.jackson.databind.ObjectMapper().readTree(record.toFile());
+    List<String> numbers = new java.util.ArrayList<>();
+    root.path("denied_devices")
+        .forEach(n -> numbers.add(n.get("major").asInt() + ":" + n.get("minor").asInt()));
+    return numbers;
+  }
+
   static io.acceld.proto.mesos.v1.Resource scalar(String name, double value) {
     return io.acceld.proto.mesos.v1.Resource.newBuilder()
         .setName(name)
