@@ -1,9 +1,13 @@
 #!/usr/bin/env bash
-# Makes the AppCDS archive of an installed acceld tree, with nothing but the tree itself (its own
-# jlinked java; no JDK): PREFIX/jre/lib/acceld.jsa, valid for PREFIX/lib/acceld.jar only. A JDK 17
-# archive records the jar's path and is refused, silently, for a jar anywhere else, so it is made
-# where the tree is used: build-runtime.sh runs this for a tree built in place (the image), and the
-# release's install.sh and the .deb's postinst run the copy in PREFIX/lib/ after installing.
+# Makes the class-data archive of an installed acceld tree, with nothing but the tree itself (its
+# own jlinked java; no JDK), valid for PREFIX/lib/acceld.jar only:
+#   - on a Java 25+ runtime, an AOT cache (JEP 483/514/515: classes loaded and linked, and the
+#     training run's method profiles), PREFIX/jre/lib/acceld.aot;
+#   - on an older one (17), an AppCDS archive, PREFIX/jre/lib/acceld.jsa.
+# The launcher (bin/acceld) uses whichever is there. Both record the jar's path and are refused
+# for a jar anywhere else, so they are made where the tree is used: build-runtime.sh runs this for
+# a tree built in place (the image), and the release's install.sh and the .deb's postinst run the
+# copy in PREFIX/lib/ after installing.
 #
 # Usage: train-cds.sh PREFIX
 # Environment:
@@ -46,11 +50,23 @@ fi
 #    `acceld kubelet-probe` calls the plugin as the kubelet does after Register (options,
 #    ListAndWatch, a preferred allocation; no Allocate, so nothing is leased), which loads the
 #    server side of a call.
+major=$(sed -n 's/^JAVA_VERSION="\([0-9]*\).*/\1/p' "$prefix/jre/release" 2>/dev/null || true)
+if [ "${major:-0}" -ge 25 ]; then
+  kind="AOT cache"
+  archive="$prefix/jre/lib/acceld.aot"
+  recording="-XX:AOTCacheOutput=$archive"
+else
+  kind="AppCDS archive"
+  archive="$prefix/jre/lib/acceld.jsa"
+fi
+# Neither a stale archive of either kind nor its record may outlive a retraining.
+rm -f "$prefix/jre/lib/acceld.aot" "$prefix/jre/lib/acceld.aot.classpath" \
+  "$prefix/jre/lib/acceld.jsa" "$prefix/jre/lib/acceld.jsa.classpath"
+log "making the $kind (runtime $("$prefix/jre/bin/java" -version 2>&1 | head -n 1))"
 port=${ACCELD_TRAINING_PORT:-19448}
 probes=${ACCELD_NATIVE_PROBES:-}
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
-archive="$prefix/jre/lib/acceld.jsa"
 plugins="$work/device-plugins"
 mkdir -p "$plugins"
 
@@ -66,7 +82,10 @@ http_get() { # path -> status line (bash's /dev/tcp: the build stage need not ha
 }
 
 classes="$work/classes.lst"
-ACCELD_NATIVE_PROBES=$probes ACCELD_JVM_EXTRA_FLAGS="-Xshare:off -XX:DumpLoadedClassList=$classes" \
+# AppCDS: the run lists the classes it loads, and a dump after it archives them. AOT cache: the
+# run records, and at its exit the JVM assembles the cache itself (JEP 514).
+ACCELD_NATIVE_PROBES=$probes \
+  ACCELD_JVM_EXTRA_FLAGS="${recording:--Xshare:off -XX:DumpLoadedClassList=$classes}" \
   "$prefix/bin/acceld" run --simulate --device-plugin-dir "$plugins" \
   --metrics-address "127.0.0.1:$port" --telemetry-interval 1s >"$work/training.log" 2>&1 &
 pid=$!
@@ -103,6 +122,19 @@ http_get /metrics >/dev/null
 kill -TERM "$pid"
 status=0
 wait "$pid" || status=$?
+if [ -n "${recording:-}" ]; then
+  if [ "$status" -ne 0 ] || [ ! -s "$archive" ]; then
+    echo "$0: the training run exited $status without making $archive; its log:" >&2
+    cat "$work/training.log" >&2
+    exit 1
+  fi
+  # The JVM writes it owner-only; like the rest of the tree (and the AppCDS archive) it is for
+  # whichever user runs the agent.
+  chmod 0644 "$archive"
+  printf '%s\n' "$prefix/lib/acceld.jar" >"$archive.classpath"
+  log "AOT cache: $(du -h "$archive" | cut -f1), at $archive"
+  exit 0
+fi
 if [ "$status" -ne 0 ] || [ ! -s "$classes" ]; then
   echo "$0: the training run exited $status without listing its classes in $classes; its log:" >&2
   cat "$work/training.log" >&2

@@ -20,6 +20,9 @@
 #                 not for the numbers BENCHMARKS.md keeps
 #   --skip-build  use this tree's target/ as it is (after a build of your own)
 #   --out DIR     where logs and report.md go (default: a new /tmp/acceld-figures-* directory)
+#   --also-jdk DIR  footprint only: this tree's runtime built a second time with DIR's jlink (a JDK
+#                 25 makes it with an AOT cache instead of AppCDS, see deploy/image/train-cds.sh),
+#                 measured beside the others as "current-jdkN"
 #   BASE_REV      a revision to measure beside this tree, built in a temporary git worktree that
 #                 is removed afterwards. Where it lacks a benchmark this tree has, the benchmark is
 #                 copied into it when it compiles there; the footprint harness (this tree's) only
@@ -37,12 +40,14 @@ quick=false
 skip_build=false
 out=
 base_rev=
+also_jdk=
 while [ $# -gt 0 ]; do
   case $1 in
     --only) sections=$2; shift 2 ;;
     --quick) quick=true; shift ;;
     --skip-build) skip_build=true; shift ;;
     --out) out=$2; shift 2 ;;
+    --also-jdk) also_jdk=$2; shift 2 ;;
     -h | --help) sed -n '2,/^set -euo/p' "$0" | sed '$d; s/^# \{0,1\}//'; exit 0 ;;
     -*) echo "figures.sh: unknown option $1 (see --help)" >&2; exit 2 ;;
     *) base_rev=$1; shift ;;
@@ -143,6 +148,13 @@ if [ -n "$base_rev" ]; then
 fi
 if [ "$skip_build" != true ]; then
   build "$current" current || { cat "$out/build-current.log" >&2; exit 1; }
+fi
+also_name=
+if [ -n "$also_jdk" ] && wants footprint; then
+  also_name=current-jdk$("$also_jdk/bin/java" -version 2>&1 | sed -n '1s/.*version "\([0-9]*\).*/\1/p')
+  say "building $also_name's runtime with $also_jdk"
+  JAVA_HOME=$also_jdk deploy/image/build-runtime.sh target/acceld.jar "target/runtime-image-$also_name" \
+    >"$out/build-$also_name.log" 2>&1 || { cat "$out/build-$also_name.log" >&2; exit 1; }
 fi
 current_rev="$(git rev-parse --short HEAD)$(git diff --quiet HEAD -- src deploy pom.xml || echo +changes)"
 
@@ -277,6 +289,9 @@ if wants footprint; then
       agents+=(--agent "$b=env ACCELD_NATIVE_PROBES=$t/target/native-probes java -jar $t/target/acceld.jar")
     fi
   done
+  if [ -n "$also_name" ]; then
+    agents+=(--agent "$also_name=env ACCELD_NATIVE_PROBES=$current/target/native-probes $current/target/runtime-image-$also_name/bin/acceld")
+  fi
   cp=$(./mvnw -B -q dependency:build-classpath -Dmdep.includeScope=test -Dmdep.outputFile=/dev/stdout)
   say "footprint: ${agents[*]}"
   java -cp "target/test-classes:target/classes:$cp" io.acceld.bench.FootprintHarness \
