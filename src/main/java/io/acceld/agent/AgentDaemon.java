@@ -171,6 +171,8 @@ public final class AgentDaemon implements AutoCloseable {
     mesos = startMesos(config, hostname, pods, clock);
     mesos.ifPresent(bridge -> bridge.metrics().bindTo(metrics.registry()));
     kubelet.start();
+    // After Register is under way: the platform MXBeans the JVM series read are not on its path.
+    metrics.bindJvm();
     // After the device plugin: DRA's start (its classes, API client and gRPC server: ~2 s of a
     // loaded 2-core node) delayed the device plugin's registration by as much. The ledger makes the
     // order safe: each side sees the other's leases whenever it starts.

@@ -47,7 +47,7 @@ public final class AgentMetrics implements AutoCloseable {
 
   private AgentMetrics(Builder b) {
     registry = new PrometheusMeterRegistry(PrometheusConfig.DEFAULT);
-    jvm.bindTo(registry); // first: its meter filter must precede every meter
+    JvmMetrics.filterOn(registry); // first: the filter must precede every meter
     deviceHealth.bindTo(registry);
     xids.bindTo(registry);
     ecc.bindTo(registry);
@@ -111,6 +111,14 @@ public final class AgentMetrics implements AutoCloseable {
   /** The {@link io.grpc.ServerInterceptor} to add to the kubelet-facing gRPC servers. */
   public GrpcServerMetrics grpc() {
     return grpc;
+  }
+
+  /**
+   * Adds the JVM and process series (memory, GC, threads, classes, CPU, uptime). Separate from the
+   * build so that a start can do it after what is on the way to Register; once is enough.
+   */
+  public void bindJvm() {
+    jvm.bindMetersTo(registry);
   }
 
   /** Stops the GC listener and closes the registry. */

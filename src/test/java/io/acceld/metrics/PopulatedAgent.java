@@ -82,6 +82,7 @@ final class PopulatedAgent implements AutoCloseable {
                 List.of(new DeviceExpectation("nvidia.com/gpu", false, 8)), store::current)
             .dcgmLabels(labels)
             .build();
+    metrics.bindJvm(); // as the agent does once it has registered
     metrics.deviceHealth().follow(store);
 
     List<Device> healthy = new ArrayList<>();
