@@ -23,7 +23,10 @@ class ReadmeTest {
   private static final Pattern FLAG = Pattern.compile("(?<![\\w-])--[a-z][a-z0-9-]+");
 
   /** Flags of other programs the README shows: helm install --set, docker build --build-arg. */
-  private static final Set<String> OTHER_PROGRAMS = Set.of("--set", "--build-arg", "--no-start");
+  private static final Set<String> OTHER_PROGRAMS = Set.of("--set", "--build-arg");
+
+  /** The release's install.sh, whose options (--no-start, --mesos) the README shows too. */
+  private static final Pattern INSTALL_OPTION = Pattern.compile("(?m)^\\s*(--[a-z][a-z0-9-]+)\\)");
 
   private static String readme() throws Exception {
     return Files.readString(Path.of("README.md"));
@@ -49,6 +52,11 @@ class ReadmeTest {
       known.addAll(flags(help.out()));
     }
     known.addAll(flags(CliTest.run(Map.of(), "--help").out()));
+    Matcher install =
+        INSTALL_OPTION.matcher(Files.readString(Path.of("deploy/release/install.sh")));
+    while (install.find()) {
+      known.add(install.group(1));
+    }
 
     Set<String> unknown = flags(readme());
     unknown.removeAll(known);
