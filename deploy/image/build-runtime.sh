@@ -13,7 +13,7 @@
 #   ACCELD_NATIVE_PROBES     the NVML test double's directory, so the training run exercises the
 #                            NVML binding too (default: native-probes/ next to the jar, if built)
 #   ACCELD_TRAINING_PORT     loopback port for the training run's metrics server (default 19448)
-#   ACCELD_SKIP_CDS=true     skip the AppCDS archive
+#   ACCELD_SKIP_CDS=true     skip the class-data archive (AppCDS, or an AOT cache on Java 25+)
 #
 # The archive is only valid for the jar at PREFIX/lib/acceld.jar with its size and mtime: build in
 # the final location (the Dockerfile builds in /opt/acceld and copies the tree as a whole).

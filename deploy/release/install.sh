@@ -70,7 +70,7 @@ mv "$staging" "$prefix"
 
 if [ "${ACCELD_SKIP_CDS:-false}" != true ]; then
   if ! "$prefix/lib/train-cds.sh" "$prefix" >"$prefix/lib/train-cds.log" 2>&1; then
-    echo "$0: the AppCDS archive was not made (see $prefix/lib/train-cds.log); acceld starts without it, a little slower" >&2
+    echo "$0: the class-data archive was not made (see $prefix/lib/train-cds.log); acceld starts without it, a little slower" >&2
   fi
 fi
 
