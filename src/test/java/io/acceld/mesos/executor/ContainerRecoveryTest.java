@@ -294,29 +294,13 @@ class ContainerRecoveryTest {
             .devRoot();
     ContainerSettings settings =
         CustomExecutorsTest.withDevRoot(settings(Duration.ofMinutes(1)), devRoot);
-    first = Containers.open(dir, settings, before, new MutableClock());
-    first.recover();
-    io.acceld.proto.mesos.v1.ExecutorInfo info = executor("exec-1", shell("exec sleep 300"));
-    first.launch(
-        executorLaunch(info, CustomExecutorsTest.gpu("GPU-a", "nvidia0"), executorTask("t-1")));
-    Eventually.await("the executor's record", () -> recordCount() == 1);
-    subscribe(first, Call.Subscribe.newBuilder());
-    first.launch(
-        executorLaunch(info, CustomExecutorsTest.gpu("GPU-b", "nvidia1"), executorTask("t-2")));
-    for (String t : List.of("t-1", "t-2")) {
-      first.handle(
-          CustomExecutorsTest.update(
-              CustomExecutorsTest.executorStatus(t, TaskState.TASK_RUNNING).build()));
-    }
+    runTwoGpuTasksInOneExecutor(settings);
     assertThat(first.fences().get(0).deniedDevices()).isEmpty();
     first.close();
 
     second = Containers.open(dir, settings, after, new MutableClock());
     second.recover();
-    Path record;
-    try (var files = Files.list(dir.resolve(Containers.RECORDS))) {
-      record = files.findFirst().orElseThrow();
-    }
+    Path record = onlyRecord();
     Path devices =
         CustomExecutorsTest.cgroup("devices", record.getFileName().toString().replace(".json", ""));
     assertThat(second.fences())
@@ -356,25 +340,9 @@ class ContainerRecoveryTest {
             .devRoot();
     ContainerSettings settings =
         CustomExecutorsTest.withDevRoot(settings(Duration.ofMinutes(1)), devRoot);
-    first = Containers.open(dir, settings, before, new MutableClock());
-    first.recover();
-    io.acceld.proto.mesos.v1.ExecutorInfo info = executor("exec-1", shell("exec sleep 300"));
-    first.launch(
-        executorLaunch(info, CustomExecutorsTest.gpu("GPU-a", "nvidia0"), executorTask("t-1")));
-    Eventually.await("the executor's record", () -> recordCount() == 1);
-    subscribe(first, Call.Subscribe.newBuilder());
-    first.launch(
-        executorLaunch(info, CustomExecutorsTest.gpu("GPU-b", "nvidia1"), executorTask("t-2")));
-    for (String t : List.of("t-1", "t-2")) {
-      first.handle(
-          CustomExecutorsTest.update(
-              CustomExecutorsTest.executorStatus(t, TaskState.TASK_RUNNING).build()));
-    }
+    io.acceld.proto.mesos.v1.ExecutorInfo info = runTwoGpuTasksInOneExecutor(settings);
     first.close();
-    Path record;
-    try (var files = Files.list(dir.resolve(Containers.RECORDS))) {
-      record = files.findFirst().orElseThrow();
-    }
+    Path record = onlyRecord();
     var json =
         (com.fasterxml.jackson.databind.node.ObjectNode)
             new com.fasterxml.jackson.databind.ObjectMapper().readTree(record.toFile());
@@ -457,14 +425,41 @@ class ContainerRecoveryTest {
         .exists();
   }
 
-  private long recordedPid() throws IOException {
-    try (var files = Files.list(dir.resolve(Containers.RECORDS))) {
-      Path record = files.findFirst().orElseThrow();
-      return new com.fasterxml.jackson.databind.ObjectMapper()
-          .readTree(record.toFile())
-          .get("pid")
-          .asLong();
+  /**
+   * The first agent's custom executor (exec-1) running t-1 with GPU-a (nvidia0), then t-2 launched
+   * into it with GPU-b (nvidia1), both reported running; its ExecutorInfo, for later launches.
+   */
+  private io.acceld.proto.mesos.v1.ExecutorInfo runTwoGpuTasksInOneExecutor(
+      ContainerSettings settings) throws IOException {
+    first = Containers.open(dir, settings, before, new MutableClock());
+    first.recover();
+    io.acceld.proto.mesos.v1.ExecutorInfo info = executor("exec-1", shell("exec sleep 300"));
+    first.launch(
+        executorLaunch(info, CustomExecutorsTest.gpu("GPU-a", "nvidia0"), executorTask("t-1")));
+    Eventually.await("the executor's record", () -> recordCount() == 1);
+    subscribe(first, Call.Subscribe.newBuilder());
+    first.launch(
+        executorLaunch(info, CustomExecutorsTest.gpu("GPU-b", "nvidia1"), executorTask("t-2")));
+    for (String t : List.of("t-1", "t-2")) {
+      first.handle(
+          CustomExecutorsTest.update(
+              CustomExecutorsTest.executorStatus(t, TaskState.TASK_RUNNING).build()));
     }
+    return info;
+  }
+
+  /** The one container record in the checkpoint directory. */
+  private Path onlyRecord() throws IOException {
+    try (var files = Files.list(dir.resolve(Containers.RECORDS))) {
+      return files.findFirst().orElseThrow();
+    }
+  }
+
+  private long recordedPid() throws IOException {
+    return new com.fasterxml.jackson.databind.ObjectMapper()
+        .readTree(onlyRecord().toFile())
+        .get("pid")
+        .asLong();
   }
 
   /** The live processes of group {@code pgid}: a task's whole tree, re-parented ones included. */
