@@ -141,6 +141,13 @@ class MesosCustomExecutorIT {
                 .setShell(false)
                 .setValue(java)
                 .addArguments(java)
+                // The JVM runs fenced at its executor's and tasks' mem: a small serial heap and C1
+                // only keep it well inside that, where the defaults came within a page of 64 MiB.
+                .addArguments("-Xmx32m")
+                .addArguments("-XX:+UseSerialGC")
+                .addArguments("-XX:TieredStopAtLevel=1")
+                .addArguments("-XX:ReservedCodeCacheSize=16m")
+                .addArguments("-Xss512k")
                 .addArguments("-cp")
                 .addArguments(System.getProperty("java.class.path"))
                 .addArguments(ExampleExecutor.class.getName())
@@ -148,6 +155,10 @@ class MesosCustomExecutorIT {
                     Environment.newBuilder()
                         .addVariables(variable(ExampleExecutor.CODEC_ENV, codec.value()))
                         .addVariables(variable(ExampleExecutor.JOURNAL_ENV, journal.toString()))))
+        // As a Mesos framework does for its own executor: the JVM's memory is the executor's, and
+        // its tasks' 64 MiB each comes on top, so the fence holds it to what it really needs.
+        .addResources(scalar("cpus", 0.1))
+        .addResources(scalar("mem", 128))
         .build();
   }
 
