@@ -42,9 +42,12 @@ public final class Main implements Runnable {
   /** Runs one command in-process and returns its exit code. */
   public static int execute(String[] args, CliContext context) {
     CommandLine cli = new CommandLine(new Main());
-    cli.addSubcommand(withSettings(new DevicesCommand(context), DevicesCommand.SETTINGS));
-    cli.addSubcommand(withSettings(new RunCommand(context)));
-    cli.addSubcommand(withSettings(new DoctorCommand(context)));
+    String invoked = args.length > 0 ? args[0] : "";
+    cli.addSubcommand(
+        withSettings(
+            new DevicesCommand(context), settingsFor("devices", invoked, DevicesCommand.SETTINGS)));
+    cli.addSubcommand(withSettings(new RunCommand(context), settingsFor("run", invoked)));
+    cli.addSubcommand(withSettings(new DoctorCommand(context), settingsFor("doctor", invoked)));
     cli.addSubcommand(new CommandLine(new KubeletProbeCommand(context)));
     cli.addSubcommand(new CommandLine(new VersionCommand(context)));
     cli.addSubcommand(new CommandLine(new CompletionCommand(context)));
@@ -77,8 +80,23 @@ public final class Main implements Runnable {
     return exitCode;
   }
 
-  private static CommandLine withSettings(Object command) {
-    return withSettings(command, Settings.ALL);
+  /** The subcommands that run something; any other first argument may show any command's help. */
+  private static final java.util.Set<String> RUNNING =
+      java.util.Set.of("run", "devices", "doctor", "kubelet-probe", "version");
+
+  private static List<Setting<?>> settingsFor(String command, String invoked) {
+    return settingsFor(command, invoked, Settings.ALL);
+  }
+
+  /**
+   * A command's setting options, built only where they can be parsed or shown: for the command
+   * being run, and for every command when the first argument is no running command ({@code help
+   * run}, {@code completion bash}, a typo). An agent's start ({@code run}) then builds its ~60
+   * options once instead of once for each of the three commands that take them.
+   */
+  private static List<Setting<?>> settingsFor(
+      String command, String invoked, List<Setting<?>> settings) {
+    return command.equals(invoked) || !RUNNING.contains(invoked) ? settings : List.of();
   }
 
   private static CommandLine withSettings(Object command, List<Setting<?>> settings) {

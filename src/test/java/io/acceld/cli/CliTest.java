@@ -320,6 +320,21 @@ class CliTest {
     }
   }
 
+  /**
+   * Each command's setting options are built only when it is the one run, or when help or
+   * completion may show any command: the help must be the same both ways.
+   */
+  @Test
+  void eachCommandsHelpIsTheSameAskedThroughHelpOrDashDashHelp() {
+    for (String command : List.of("run", "doctor", "devices")) {
+      Run viaHelp = run(Map.of(), "help", command);
+      Run viaFlag = run(Map.of(), command, "--help");
+
+      assertThat(viaHelp.exit()).as(command).isZero();
+      assertThat(viaHelp.out()).as(command).isEqualTo(viaFlag.out()).contains("--state-dir");
+    }
+  }
+
   @Test
   void helpAloneListsTheCommands() {
     Run run = run(Map.of(), "help");
