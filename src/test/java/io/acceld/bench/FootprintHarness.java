@@ -38,9 +38,9 @@ import org.slf4j.LoggerFactory;
  * on spaces; prefix {@code env VAR=value} to set the agent's environment (env execs, so the pid
  * measured is still the JVM's). Arguments: {@code --agent} (repeatable, required), {@code --runs
  * 5}, {@code --settle 10}, {@code --cpu-window 30} and {@code --steady-after 0} (seconds; 0 is no
- * second window), {@code --scrapes 5}, {@code --modes 8,64,1024}, {@code --out FILE} for the {@code
- * key value} lines. Run with {@code sh src/jmh/figures.sh --only footprint}, or on the test
- * classpath directly.
+ * second window), {@code --scrapes 5}, {@code --modes 8,64,1024,dra,mesos}, {@code --out FILE} for
+ * the {@code key value} lines. Run with {@code sh src/jmh/figures.sh --only footprint}, or on the
+ * test classpath directly.
  */
 public final class FootprintHarness {
   private final Map<String, List<String>> agents;
@@ -140,7 +140,8 @@ public final class FootprintHarness {
     if (agents.isEmpty()) {
       throw new IllegalArgumentException("give at least one --agent NAME=COMMAND");
     }
-    List<String> wanted = Arrays.asList(opts.getOrDefault("modes", "8,64,1024").split(","));
+    List<String> wanted =
+        Arrays.asList(opts.getOrDefault("modes", "8,64,1024,dra,mesos").split(","));
     List<FootprintMode> modes =
         FootprintMode.ALL.stream().filter(m -> wanted.contains(m.name())).toList();
     FootprintSettings settings =

@@ -1,6 +1,9 @@
 package io.acceld.bench;
 
+import io.acceld.testing.kube.KubeApiDouble;
 import java.io.IOException;
+import java.net.InetAddress;
+import java.net.ServerSocket;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.List;
@@ -15,7 +18,9 @@ import java.util.List;
  * @param ids how many IDs the first complete ListAndWatch message lists
  * @param idleCpu whether to measure idle CPU after the settle (the eight-GPU node only: the window
  *     is the slowest part of a run)
- * @param flags what the mode adds to {@code run --simulate} besides its config file
+ * @param flags what the mode adds to {@code run --simulate} besides its config file; for the DRA
+ *     and Mesos modes only the flag that turns them on, which names the mode when an older agent
+ *     refuses it
  */
 record FootprintMode(
     String name, String title, String resource, int ids, boolean idleCpu, List<String> flags) {
@@ -30,22 +35,63 @@ record FootprintMode(
           new FootprintMode("8", "8 GPUs", GPU, 8, true, List.of()),
           new FootprintMode("64", "64 GPUs", GPU, 64, false, List.of("--simulate-gpus", "64")),
           new FootprintMode(
-              "1024", "1,024 IDs (8 GPUs × 128 replicas)", GPU, 8 * REPLICAS, false, List.of()));
+              "1024", "1,024 IDs (8 GPUs × 128 replicas)", GPU, 8 * REPLICAS, false, List.of()),
+          new FootprintMode("dra", "8 GPUs, DRA on", GPU, 8, true, List.of("--dra-driver")),
+          new FootprintMode(
+              "mesos", "8 GPUs, Mesos bridge on", GPU, 8, true, List.of("--mesos-address")));
 
-  /** The flags this mode adds to {@code run --simulate}; writes its config file under root. */
-  List<String> flags(Path root) throws IOException {
-    if (!name.equals("1024")) {
-      return flags;
+  /** The node the DRA mode's API-server stand-in knows, as its {@code --node-name}. */
+  static final String DRA_NODE = "bench-fp";
+
+  /**
+   * The flags this mode adds to {@code run --simulate}; writes its config file under root. What the
+   * mode needs for the run besides (DRA's API-server stand-in) goes into {@code resources}, which
+   * the run closes after the agent has stopped.
+   */
+  List<String> flags(Path root, List<AutoCloseable> resources) throws IOException {
+    switch (name) {
+      case "1024" -> {
+        // The sharing section as docs/configuration.md writes it; the resource keeps its name, so
+        // the kubelet sees nvidia.com/gpu with IDs <id>::<k>.
+        Path config = root.resolve("config.yaml");
+        Files.writeString(config, "resources:\n  " + GPU + ":\n    replicas: " + REPLICAS + "\n");
+        return List.of("--config", config.toString());
+      }
+      case "dra" -> {
+        // The driver as the Helm chart runs it: its kubelet sockets, and slices published to an
+        // API server (the stand-in, over plain HTTP on loopback: TLS is not in this figure).
+        KubeApiDouble api = KubeApiDouble.start();
+        resources.add(api);
+        api.addNode(DRA_NODE, "uid-" + DRA_NODE);
+        Path kube = Files.createDirectories(root.resolve("kube"));
+        return List.of(
+            "--dra-driver",
+            "gpu.acceld.io",
+            "--kubeconfig",
+            api.kubeconfig(kube, null).toString(),
+            "--node-name",
+            DRA_NODE,
+            "--kubelet-plugins-dir",
+            root.resolve("kubelet/plugins").toString());
+      }
+      case "mesos" -> {
+        // The bridge with its default isolation (devices, memory, cpu), listening and idle.
+        return List.of("--mesos-address", "127.0.0.1:" + freePort());
+      }
+      default -> {
+        return flags;
+      }
     }
-    // The sharing section as docs/configuration.md writes it; the resource keeps its name, so
-    // the kubelet sees nvidia.com/gpu with IDs <id>::<k>.
-    Path config = root.resolve("config.yaml");
-    Files.writeString(config, "resources:\n  " + GPU + ":\n    replicas: " + REPLICAS + "\n");
-    return List.of("--config", config.toString());
+  }
+
+  private static int freePort() throws IOException {
+    try (ServerSocket s = new ServerSocket(0, 1, InetAddress.getLoopbackAddress())) {
+      return s.getLocalPort();
+    }
   }
 
   /** Whether this mode needs a flag an older agent may not have (then a refusal is a skip). */
   boolean mayBeRefused() {
-    return flags.contains("--simulate-gpus");
+    return !flags.isEmpty();
   }
 }

@@ -80,6 +80,7 @@ final class FootprintRun {
   Result run() throws Exception {
     Path root = Files.createTempDirectory("acceld-fp-");
     Path log = root.resolve("agent.log");
+    List<AutoCloseable> resources = new ArrayList<>();
     try (KubeletDouble kubelet = KubeletDouble.start(root.resolve("kubelet/device-plugins"))) {
       int port = freePort();
       List<String> argv = new ArrayList<>(command);
@@ -96,7 +97,7 @@ final class FootprintRun {
               // Loopback and a free port, so runs never meet another agent on 9445.
               "--metrics-address",
               "127.0.0.1:" + port));
-      argv.addAll(mode.flags(root));
+      argv.addAll(mode.flags(root, resources));
       ProcessBuilder builder = new ProcessBuilder(argv).redirectErrorStream(true);
       builder.redirectOutput(log.toFile());
       Instant exec = Instant.now();
@@ -107,6 +108,9 @@ final class FootprintRun {
         stop(agent);
       }
     } finally {
+      for (AutoCloseable r : resources) {
+        r.close();
+      }
       deleteTree(root);
     }
   }
