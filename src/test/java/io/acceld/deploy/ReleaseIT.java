@@ -1,7 +1,6 @@
 package io.acceld.deploy;
 
 import static org.assertj.core.api.Assertions.assertThat;
-import static org.assertj.core.api.Assumptions.assumeThat;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
@@ -15,10 +14,8 @@ import java.nio.file.Path;
 import java.nio.file.attribute.PosixFilePermissions;
 import java.time.Duration;
 import java.util.ArrayList;
-import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.stream.Stream;
 import org.junit.jupiter.api.Nested;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -27,7 +24,9 @@ import org.junit.jupiter.api.io.TempDir;
  * The release artefacts as an operator gets them: {@code deploy/release/build.sh} run for real, its
  * tarball installed by its own {@code install.sh} ({@link RuntimeImage} installs it once; {@code
  * ReleaseIT.TheInstalledRuntime} runs what it installed) and its .deb by {@code dpkg}, each into a
- * throwaway root with no JDK on the {@code PATH}, and the agent started from there.
+ * throwaway root with no JDK on the {@code PATH}, and the agent started from there. The .deb has
+ * its own class, {@link DebPackageIT}, and so has the second build, {@link ReproducibleReleaseIT}:
+ * each in its own test JVM, they run beside these instead of after them.
  */
 class ReleaseIT {
   private static final long MAX_BYTES = 60L << 20;
@@ -49,25 +48,6 @@ class ReleaseIT {
     String check =
         Command.run(RuntimeImage.release(), "sha256sum", "--check", "--strict", "sha256sums").ok();
     assertThat(check).contains(tarball.getFileName() + ": OK").contains(deb.getFileName() + ": OK");
-  }
-
-  @Test
-  void aSecondBuildFromTheSameJarGivesTheSameBytes() throws IOException {
-    Path second = dir.resolve("second");
-    Command.run(
-            Path.of("."),
-            Map.of("JAVA_HOME", System.getProperty("java.home")),
-            List.of(
-                "sh",
-                "-c",
-                "umask 022 && exec bash \"$0\" \"$@\"",
-                RuntimeImage.RELEASE_BUILD.toString(),
-                RuntimeImage.jar().toString(),
-                second.toString()),
-            RuntimeImage.BUILD_TIME)
-        .ok();
-    assertThat(Files.readString(second.resolve("sha256sums")))
-        .isEqualTo(Files.readString(RuntimeImage.release().resolve("sha256sums")));
   }
 
   @Test
@@ -107,7 +87,7 @@ class ReleaseIT {
 
     // The installed command, with no JDK reachable; -Xshare:on turns an archive that does not fit
     // into a failed start.
-    Map<String, String> env = withJvmFlags(RuntimeImage.noJdk(), "-Xshare:on");
+    Map<String, String> env = RuntimeImage.withJvmFlags(RuntimeImage.noJdk(), "-Xshare:on");
     String shown = Command.run(dir, env, List.of(bin + "/acceld", "--version")).ok();
     assertThat(shown.lines().findFirst()).hasValue("acceld " + version());
   }
@@ -203,148 +183,6 @@ class ReleaseIT {
         .isEqualTo("ACCELD_ARGS=--log-level debug\n");
     assertThat(Files.readString(root.resolve("etc/acceld/config.yaml")))
         .isEqualTo("log-level: debug\n");
-  }
-
-  @Test
-  void theDebInstallsIntoAThrowawayRootRunsAndRemovesAndPurgesCleanly() throws Exception {
-    assumeThat(ProcessHandle.current().info().user())
-        .as("dpkg --root installs as root (CI runs as root)")
-        .hasValue("root");
-    Path root = dir.resolve("root");
-    for (String d : List.of("info", "updates", "triggers")) {
-      Files.createDirectories(root.resolve("var/lib/dpkg").resolve(d));
-    }
-    Files.writeString(root.resolve("var/lib/dpkg/status"), "");
-    Files.writeString(root.resolve("var/lib/dpkg/available"), "");
-    Map<String, String> env = RuntimeImage.noJdk();
-    env.put("ACCELD_TRAINING_PORT", Integer.toString(RuntimeImage.freePort()));
-
-    dpkg(root, env, "--install", RuntimeImage.deb().toString());
-
-    Path prefix = root.resolve("opt/acceld");
-    assertThat(prefix.resolve("bin/acceld")).isExecutable();
-    assertThat(root.resolve("lib/systemd/system/acceld.service")).isRegularFile();
-    // The Mesos drop-in is shipped inactive: in the tree, not where systemd reads drop-ins.
-    assertThat(prefix.resolve("share/systemd/acceld-mesos.conf"))
-        .hasSameTextualContentAs(Path.of("deploy/systemd/acceld-mesos.conf"));
-    assertThat(root.resolve("lib/systemd/system/acceld.service.d")).doesNotExist();
-    assertThat(root.resolve("etc/systemd/system/acceld.service.d")).doesNotExist();
-    assertThat(Files.readSymbolicLink(root.resolve("usr/bin/acceld")))
-        .isEqualTo(Path.of("/opt/acceld/bin/acceld"));
-    // Enabled, not started: what `systemctl enable` makes for WantedBy=multi-user.target.
-    Path wants = root.resolve("etc/systemd/system/multi-user.target.wants/acceld.service");
-    assertThat(Files.readSymbolicLink(wants))
-        .isEqualTo(Path.of("/lib/systemd/system/acceld.service"));
-    assertThat(
-            Command.run(
-                    dir,
-                    env,
-                    List.of(
-                        "dpkg-query",
-                        "--admindir=" + root.resolve("var/lib/dpkg"),
-                        "--showformat=${Conffiles}",
-                        "--show",
-                        "acceld"))
-                .ok())
-        .contains("/etc/default/acceld")
-        .contains("/etc/acceld/config.yaml");
-    // postinst made both archives, for where the package put the tree.
-    assertThat(prefix.resolve("jre/lib/acceld.jsa")).isNotEmptyFile();
-    assertThat(prefix.resolve("jre/lib/server/classes.jsa")).isNotEmptyFile();
-    startsAndRegisters(prefix, withJvmFlags(env, "-Xshare:on"));
-
-    // remove: the package's files and what postinst made go; the conffiles and the state stay.
-    Files.writeString(root.resolve("etc/default/acceld"), "ACCELD_ARGS=--log-level debug\n");
-    Path state = Files.createDirectories(root.resolve("var/lib/acceld"));
-    Files.writeString(state.resolve("ledger.json"), "{}");
-    dpkg(root, env, "--remove", "acceld");
-    assertThat(prefix).doesNotExist();
-    assertThat(wants).doesNotExist();
-    assertThat(root.resolve("usr/bin/acceld")).doesNotExist();
-    assertThat(Files.readString(root.resolve("etc/default/acceld")))
-        .isEqualTo("ACCELD_ARGS=--log-level debug\n");
-    assertThat(state.resolve("ledger.json")).exists();
-
-    // purge: all of it.
-    dpkg(root, env, "--purge", "acceld");
-    assertThat(root.resolve("etc/default/acceld")).doesNotExist();
-    assertThat(root.resolve("etc/acceld")).doesNotExist();
-    assertThat(state).doesNotExist();
-  }
-
-  @Test
-  void lintianFindsNothingUnexplained() {
-    assumeThat(onPath("lintian")).as("lintian is installed (.ci/run installs it)").isTrue();
-    Command.Result lint =
-        Command.run(
-            dir,
-            Map.of(),
-            List.of(
-                "lintian",
-                "--fail-on",
-                "error,warning",
-                "--no-tag-display-limit",
-                RuntimeImage.deb().toString()),
-            Duration.ofMinutes(2));
-    assertThat(lint.exitCode()).as(lint.output()).isZero();
-  }
-
-  private void dpkg(Path root, Map<String, String> env, String... action) {
-    List<String> command =
-        new ArrayList<>(
-            List.of(
-                "dpkg",
-                "--root=" + root,
-                "--force-script-chrootless",
-                "--force-depends",
-                "--log=" + dir.resolve("dpkg.log")));
-    command.addAll(List.of(action));
-    Command.Result result = Command.run(dir, env, command, RuntimeImage.BUILD_TIME);
-    assertThat(result.exitCode()).as("%s:%n%s", command, result.output()).isZero();
-  }
-
-  /** The agent from {@code prefix} on the simulated node registers with a kubelet and stops. */
-  private void startsAndRegisters(Path prefix, Map<String, String> env) throws Exception {
-    try (KubeletDouble kubelet = KubeletDouble.start(dir.resolve("kubelet/device-plugins"))) {
-      ProcessBuilder builder =
-          new ProcessBuilder(
-                  prefix.resolve("bin/acceld").toString(),
-                  "run",
-                  "--simulate",
-                  "--device-plugin-dir",
-                  kubelet.deviceDir().toString(),
-                  "--metrics-address",
-                  "127.0.0.1:0")
-              .directory(dir.toFile())
-              .redirectErrorStream(true)
-              .redirectOutput(dir.resolve("agent.log").toFile());
-      builder.environment().putAll(env);
-      builder
-          .environment()
-          .put("ACCELD_NATIVE_PROBES", RuntimeImage.nativeProbes().toAbsolutePath().toString());
-      Process agent = builder.start();
-      try {
-        kubelet.awaitRegistered("nvidia.com/gpu", Duration.ofSeconds(60));
-        assertThat(Path.of("/proc", Long.toString(agent.pid()), "exe").toRealPath())
-            .isEqualTo(prefix.resolve("jre/bin/java").toRealPath());
-        agent.destroy();
-        assertThat(Waits.exited(agent, Duration.ofSeconds(10))).as("stopped on SIGTERM").isTrue();
-        assertThat(agent.exitValue()).as(Files.readString(dir.resolve("agent.log"))).isZero();
-      } finally {
-        agent.destroyForcibly();
-      }
-    }
-  }
-
-  private static Map<String, String> withJvmFlags(Map<String, String> env, String flags) {
-    Map<String, String> with = new HashMap<>(env);
-    with.put("ACCELD_JVM_EXTRA_FLAGS", flags);
-    return with;
-  }
-
-  private static boolean onPath(String program) {
-    return Stream.of(System.getenv().getOrDefault("PATH", "").split(":"))
-        .anyMatch(d -> !d.isEmpty() && Files.isExecutable(Path.of(d, program)));
   }
 
   /**

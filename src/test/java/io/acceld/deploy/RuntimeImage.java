@@ -96,6 +96,13 @@ final class RuntimeImage {
     return env;
   }
 
+  /** {@code env} with {@code flags} for the launcher to add to the JVM's. */
+  static Map<String, String> withJvmFlags(Map<String, String> env, String flags) {
+    Map<String, String> with = new java.util.HashMap<>(env);
+    with.put("ACCELD_JVM_EXTRA_FLAGS", flags);
+    return with;
+  }
+
   /** The release's tree, extracted from its tarball into {@code into}. */
   static Path extract(Path into) {
     return extract(tarball(), into);
@@ -161,7 +168,8 @@ final class RuntimeImage {
               Path.of("."),
               Map.of("JAVA_HOME", System.getProperty("java.home")),
               // Under an owner-only umask, as a test JVM that ran the agent has: the artefacts'
-              // modes must not depend on it (ReleaseIT's second build runs under the usual 022).
+              // modes must not depend on it (ReproducibleReleaseIT's build runs under the usual
+              // 022).
               List.of(
                   "sh",
                   "-c",
