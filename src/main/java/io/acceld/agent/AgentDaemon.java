@@ -129,8 +129,8 @@ public final class AgentDaemon implements AutoCloseable {
                 .build());
     metrics.deviceHealth().follow(store);
     agent = keep(new Agent(config, discovery, store, metrics.healthEvents(), clock));
-    // One transport for everything said to the kubelet: its servers, registration and the
-    // pod-resources poll. Kept before both, so it is closed after them.
+    // One transport for everything said to the kubelet: the device plugin's and DRA's servers,
+    // registration and the pod-resources poll. Kept before them all, so it is closed after them.
     UnixGrpc kubeletGrpc = keep(new UnixGrpc("acceld-grpc", 2));
     kubelet =
         keep(
@@ -176,7 +176,7 @@ public final class AgentDaemon implements AutoCloseable {
     // After the device plugin: DRA's start (its classes, API client and gRPC server: ~2 s of a
     // loaded 2-core node) delayed the device plugin's registration by as much. The ledger makes the
     // order safe: each side sees the other's leases whenever it starts.
-    dra = startDra(config, hostname, store, metrics.registry(), clock);
+    dra = startDra(config, hostname, store, metrics.registry(), clock, kubeletGrpc);
     telemetry.ifPresent(GpuTelemetrySampler::start);
     pods.start();
     server =
@@ -267,12 +267,14 @@ public final class AgentDaemon implements AutoCloseable {
       String nodeName,
       InventoryStore store,
       MeterRegistry registry,
-      Clock clock)
+      Clock clock,
+      UnixGrpc grpc)
       throws IOException {
     if (config.get(Settings.DRA_DRIVER).isEmpty()) {
       return Optional.empty();
     }
-    return Optional.of(keep(DraPublisher.start(config, nodeName, ledger, store, registry, clock)));
+    return Optional.of(
+        keep(DraPublisher.start(config, nodeName, ledger, store, registry, clock, grpc)));
   }
 
   /** The NodeFeature output of the node labels, with {@code --node-labels-api}. */

@@ -34,7 +34,6 @@ public final class DraKubeletSide implements AutoCloseable {
   private static final Logger log = LoggerFactory.getLogger(DraKubeletSide.class);
 
   private final InventoryStore inventory;
-  private final UnixGrpc grpc;
   private final ExecutorService calls;
   private final ExecutorService restorer;
   private final AtomicBoolean restorePending = new AtomicBoolean();
@@ -49,9 +48,9 @@ public final class DraKubeletSide implements AutoCloseable {
       InventoryStore inventory,
       ClaimSource claims,
       MeterRegistry registry,
-      Clock clock) {
+      Clock clock,
+      UnixGrpc grpc) {
     this.inventory = inventory;
-    this.grpc = new UnixGrpc("acceld-dra", 1);
     this.calls = Executors.newFixedThreadPool(2, new NamedThreads("acceld-dra-call"));
     this.restorer = Executors.newSingleThreadExecutor(new NamedThreads("acceld-dra-restore"));
     this.preparer = new ClaimPreparer(settings, ledger, claims);
@@ -75,6 +74,9 @@ public final class DraKubeletSide implements AutoCloseable {
    * @param claims where prepare reads ResourceClaims (the API server)
    * @param registry where the DRA series go
    * @param clock the health reports' timestamps
+   * @param grpc the event loop the sockets are served on: the agent's one, shared with the device
+   *     plugin's sockets (a loop of its own cost a thread and a wake-up a second); borrowed, not
+   *     closed here, so close this side before it
    * @throws IOException if a socket cannot be served (another agent holds its lock, a path too
    *     long); nothing is left running then
    */
@@ -84,7 +86,8 @@ public final class DraKubeletSide implements AutoCloseable {
       InventoryStore inventory,
       ClaimSource claims,
       MeterRegistry registry,
-      Clock clock)
+      Clock clock,
+      UnixGrpc grpc)
       throws IOException {
     Objects.requireNonNull(settings, "settings");
     settings.checkSocketPaths();
@@ -95,7 +98,8 @@ public final class DraKubeletSide implements AutoCloseable {
             Objects.requireNonNull(inventory, "inventory"),
             Objects.requireNonNull(claims, "claims"),
             Objects.requireNonNull(registry, "registry"),
-            Objects.requireNonNull(clock, "clock"));
+            Objects.requireNonNull(clock, "clock"),
+            Objects.requireNonNull(grpc, "grpc"));
     try {
       // Sockets first: taking their locks is what proves no other agent runs this driver, and
       // the sweep below must not remove another agent's specs.
@@ -166,6 +170,5 @@ public final class DraKubeletSide implements AutoCloseable {
       Thread.currentThread().interrupt();
       calls.shutdownNow();
     }
-    grpc.close();
   }
 }

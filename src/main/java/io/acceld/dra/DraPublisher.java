@@ -7,6 +7,7 @@ import io.acceld.dra.apiserver.DraApiSettings;
 import io.acceld.dra.apiserver.SlicePublisher;
 import io.acceld.inventory.InventoryStore;
 import io.acceld.ledger.DeviceLedger;
+import io.acceld.transport.UnixGrpc;
 import io.micrometer.core.instrument.MeterRegistry;
 import java.io.IOException;
 import java.time.Clock;
@@ -33,7 +34,8 @@ public final class DraPublisher implements AutoCloseable {
   }
 
   /**
-   * Starts both sides for {@code config}'s driver on {@code nodeName}.
+   * Starts both sides for {@code config}'s driver on {@code nodeName}, the kubelet side's sockets
+   * on {@code grpc}, the agent's event loop (borrowed: close this publisher before it).
    *
    * @throws ConfigException when the Kubernetes configuration or the driver name is unusable
    * @throws IOException when a socket cannot be served
@@ -44,7 +46,8 @@ public final class DraPublisher implements AutoCloseable {
       DeviceLedger ledger,
       InventoryStore store,
       MeterRegistry registry,
-      Clock clock)
+      Clock clock,
+      UnixGrpc grpc)
       throws IOException {
     DraApiSettings api =
         DraApiSettings.load(
@@ -62,7 +65,8 @@ public final class DraPublisher implements AutoCloseable {
     SlicePublisher slices = SlicePublisher.start(api, ledger, registry, clock);
     try {
       DraKubeletSide kubelet =
-          DraKubeletSide.start(kubeletSettings, ledger, store, slices.claims(), registry, clock);
+          DraKubeletSide.start(
+              kubeletSettings, ledger, store, slices.claims(), registry, clock, grpc);
       return new DraPublisher(slices, kubelet);
     } catch (IOException | RuntimeException e) {
       slices.close();

@@ -30,6 +30,7 @@ import io.acceld.testing.LogCapture;
 import io.acceld.testing.TestDevices;
 import io.acceld.testing.Waits;
 import io.acceld.transport.PluginRegistrationService;
+import io.acceld.transport.UnixGrpc;
 import io.grpc.ManagedChannel;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import java.io.IOException;
@@ -145,7 +146,7 @@ class DraKubeletSideTest {
     node.claims.put("ns", "held", UID_B, result("gpu", "gpu-1"));
     StandInKubelet.prepareV1(endpoint, prepare(claim("ns", "held", UID_B)));
     DeviceLedger other = DeviceLedger.inMemory(node.clock); // knows no claim
-    try {
+    try (UnixGrpc grpc = new UnixGrpc("acceld-dra-second", 1)) {
       assertThatThrownBy(
               () ->
                   DraKubeletSide.start(
@@ -154,7 +155,8 @@ class DraKubeletSideTest {
                       node.inventory,
                       node.claims,
                       new SimpleMeterRegistry(),
-                      node.clock))
+                      node.clock,
+                      grpc))
           .isInstanceOf(IOException.class)
           .hasMessageContaining("another acceld")
           .hasMessageContaining("dra.sock");

@@ -11,6 +11,7 @@ import io.acceld.ledger.DeviceLedger;
 import io.acceld.ledger.LedgerStorage;
 import io.acceld.testing.MutableClock;
 import io.acceld.testing.TestDevices;
+import io.acceld.transport.UnixGrpc;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -35,6 +36,7 @@ final class DraNode implements AutoCloseable {
   List<Device> devices = List.of(TestDevices.nvidia(0, 0), TestDevices.nvidia(1, 1));
   LedgerStorage storage;
   DraKubeletSide side;
+  private UnixGrpc grpc;
 
   DraNode(Path root, Duration healthPeriod) throws Exception {
     this.root = root;
@@ -65,12 +67,17 @@ final class DraNode implements AutoCloseable {
         .ledger()
         .onChange(inventory.current(), InventoryDiff.between(Inventory.EMPTY, inventory.current()));
     inventory.subscribe(storage.ledger());
-    side = DraKubeletSide.start(settings, storage.ledger(), inventory, claims, registry, clock);
+    // The agent's event loop, which the side borrows; named for the side, so that the tests of
+    // threads left behind see it too.
+    grpc = new UnixGrpc("acceld-dra-test-grpc", 1);
+    side =
+        DraKubeletSide.start(settings, storage.ledger(), inventory, claims, registry, clock, grpc);
   }
 
   /** Stops the side and the ledger, as the agent's exit does. */
   void stop() {
     side.close();
+    grpc.close();
     inventory.unsubscribe(storage.ledger());
     storage.close();
   }
