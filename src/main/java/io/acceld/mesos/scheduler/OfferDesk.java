@@ -152,16 +152,18 @@ final class OfferDesk {
       return;
     }
     synchronized (lock) {
+      List<Framework> order = new ArrayList<>(frameworks.all());
+      if (order.stream().noneMatch(Framework::isConnected)) {
+        // Nobody to offer to, the bridge's usual idle state: the tick reads nothing more. A
+        // framework's SUBSCRIBE makes its own first offer, so none waits for a tick.
+        return;
+      }
       // Read under the lock: an ACCEPT leases under it, and an availability read before it would
       // offer the devices that ACCEPT just leased.
       Availability availability = ledger.current();
       OfferCandidate candidate =
           OfferCandidate.of(availability, offers.offeredDevices(), freeScalars(true));
       if (!candidate.worthOffering()) {
-        return;
-      }
-      List<Framework> order = new ArrayList<>(frameworks.all());
-      if (order.isEmpty()) {
         return;
       }
       Instant now = clock.instant();
