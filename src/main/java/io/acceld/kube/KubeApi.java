@@ -24,6 +24,8 @@ import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
  * The few calls the DRA side makes to the API server, over the JDK's HTTP client with JSON trees:
@@ -32,6 +34,8 @@ import java.util.concurrent.TimeoutException;
  * that quotes the server's {@code Status.message} escaped and bounded.
  */
 public final class KubeApi implements AutoCloseable {
+  private static final Logger log = LoggerFactory.getLogger(KubeApi.class);
+
   /** The largest body read: a full slice of 128 devices is about 100 KiB. */
   public static final int MAX_BODY = 4 << 20;
 
@@ -300,9 +304,23 @@ public final class KubeApi implements AutoCloseable {
     return ClientText.escape(newline < 0 ? text : text.substring(0, newline));
   }
 
-  /** Ends the client's threads; open watches end with it. */
+  /** How long {@link #close} waits for the client's threads to end. */
+  static final Duration CLOSE_WAIT = Duration.ofSeconds(2);
+
+  /**
+   * Ends the client's threads, and waits (at most {@link #CLOSE_WAIT}) until they have: an idle
+   * pool thread ends as soon as it sees the interrupt, but on a busy node not before {@code
+   * shutdownNow} returns, and a closed agent must leave none behind. Open watches end with them.
+   */
   @Override
   public void close() {
     executor.shutdownNow();
+    try {
+      if (!executor.awaitTermination(CLOSE_WAIT.toMillis(), TimeUnit.MILLISECONDS)) {
+        log.warn("The Kubernetes API client's threads did not end within {}", CLOSE_WAIT);
+      }
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+    }
   }
 }
