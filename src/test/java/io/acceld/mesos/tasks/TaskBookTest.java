@@ -290,38 +290,107 @@ class TaskBookTest {
 
     assertThat(ledger.current().isLeased(GPU0)).isFalse();
     assertThat(book.tasks()).isEmpty();
-    try (var files = Files.list(dir.resolve("tasks"))) {
-      assertThat(files.toList()).isEmpty();
+    book.close();
+    book = TaskBook.open(dir, ledger, clock, RETRY);
+    assertThat(book.tasks()).as("the row is gone from disk too").isEmpty();
+  }
+
+  /** A row in the format before the task journal: one JSON file per task. */
+  void writeLegacyFile(String task, String device, String content) throws Exception {
+    String name = TaskCheckpoint.keyOf(FW.getValue(), task) + ".json";
+    if (content == null) {
+      TaskStatus staging =
+          TaskStatus.newBuilder()
+              .setTaskId(id(task))
+              .setState(TaskState.TASK_STAGING)
+              .setAgentId(AGENT)
+              .build();
+      java.util.Base64.Encoder b64 = java.util.Base64.getEncoder();
+      content =
+          "{\"format\":1,\"framework\":\""
+              + b64.encodeToString(framework().toByteArray())
+              + "\",\"task\":\""
+              + b64.encodeToString(task(task).toByteArray())
+              + "\",\"executor_id\":\""
+              + task
+              + "\",\"devices\":[\""
+              + device
+              + "\"],\"latest\":\""
+              + b64.encodeToString(staging.toByteArray())
+              + "\",\"pending\":[\""
+              + b64.encodeToString(status(task, TaskState.TASK_STARTING, 7).toByteArray())
+              + "\"]}";
     }
+    Files.writeString(dir.resolve("tasks").resolve(name), content);
   }
 
   @Test
-  void aDamagedCheckpointIsSetAsideAndTheRestRestoredAndARunningProcessKeepsItsDevices()
+  void aNodeUpgradedInPlaceKeepsItsTasksAndADamagedOldFileIsSetAside() throws Exception {
+    book.close();
+    // The directory as the version before the journal left it: no snapshot, no journal.
+    try (var files = Files.list(dir.resolve("tasks"))) {
+      for (Path f : files.toList()) {
+        Files.delete(f);
+      }
+    }
+    writeLegacyFile("good", GPU0, null);
+    writeLegacyFile("bad", GPU1, "{not json");
+    Path badFile =
+        dir.resolve("tasks").resolve(TaskCheckpoint.keyOf(FW.getValue(), "bad") + ".json");
+    ledger.lease(new Holder.MesosTask(FW.getValue(), "good"), List.of(ReplicaId.whole(GPU0)), "t");
+    ledger.lease(new Holder.MesosTask(FW.getValue(), "bad"), List.of(ReplicaId.whole(GPU1)), "t");
+
+    book = TaskBook.open(dir, ledger, clock, RETRY);
+    book.attach(forwarder);
+    book.afterRecovery(
+        Set.of(
+            new Holder.MesosTask(FW.getValue(), "good"),
+            new Holder.MesosTask(FW.getValue(), "bad")));
+
+    assertThat(book.tasks()).extracting(TaskView::taskId).containsExactly("good");
+    assertThat(book.task(FW, id("good")).orElseThrow().unacknowledged()).isEqualTo(1);
+    Eventually.await("its update resent", () -> forwarder.count(TaskState.TASK_STARTING) >= 1);
+    assertThat(Files.exists(badFile.resolveSibling(badFile.getFileName() + ".damaged"))).isTrue();
+    assertThat(ledger.current().isLeased(GPU1)).as("its process still runs").isTrue();
+    try (var files = Files.list(dir.resolve("tasks"))) {
+      assertThat(files.map(f -> f.getFileName().toString()))
+          .as("the old files are in the journal now")
+          .noneMatch(n -> n.startsWith("task-") && n.endsWith(".json"));
+    }
+
+    // Acknowledged after the upgrade, then restarted: the journal has it, no old file resurfaces.
+    assertThat(
+            book.acknowledge(FW, id("good"), status("good", TaskState.TASK_STARTING, 7).getUuid()))
+        .isTrue();
+    book.close();
+    book = TaskBook.open(dir, ledger, clock, RETRY);
+    assertThat(book.task(FW, id("good")).orElseThrow().unacknowledged()).isZero();
+  }
+
+  @Test
+  void aDamagedJournalRecordIsSetAsideAndTheRestRestoredAndARunningProcessKeepsItsDevices()
       throws Exception {
     launch(framework(), "good", GPU0);
     launch(framework(), "bad", GPU1);
+    book.update(FW, status("good", TaskState.TASK_RUNNING, 1));
     book.close();
-    Path badFile;
+    Path journal;
     try (var files = Files.list(dir.resolve("tasks"))) {
-      List<Path> all = files.sorted().toList();
-      assertThat(all).hasSize(2);
-      badFile =
-          all.stream()
-              .filter(
-                  f -> {
-                    try {
-                      return !Files.readString(f)
-                          .contains(
-                              java.util.Base64.getEncoder()
-                                  .encodeToString(task("good").toByteArray()));
-                    } catch (java.io.IOException e) {
-                      throw new java.io.UncheckedIOException(e);
-                    }
-                  })
+      journal =
+          files
+              .filter(f -> f.getFileName().toString().startsWith("journal-"))
               .findFirst()
               .orElseThrow();
     }
-    Files.writeString(badFile, "{not json");
+    // Damage the record of "bad": one bit of its TaskInfo.
+    byte[] content = Files.readAllBytes(journal);
+    byte[] marker =
+        java.util.Base64.getEncoder()
+            .encodeToString(task("bad").toByteArray())
+            .getBytes(java.nio.charset.StandardCharsets.US_ASCII);
+    int at = indexOf(content, marker);
+    content[at + 2] ^= 0x01;
+    Files.write(journal, content);
 
     book = TaskBook.open(dir, ledger, clock, RETRY);
     book.afterRecovery(
@@ -330,7 +399,23 @@ class TaskBookTest {
             new Holder.MesosTask(FW.getValue(), "bad")));
 
     assertThat(book.tasks()).extracting(TaskView::taskId).containsExactly("good");
-    assertThat(Files.exists(badFile.resolveSibling(badFile.getFileName() + ".damaged"))).isTrue();
+    assertThat(book.task(FW, id("good")).orElseThrow().state())
+        .as("the record after the damage is restored")
+        .isEqualTo(TaskState.TASK_RUNNING);
+    assertThat(Files.exists(journal.resolveSibling(journal.getFileName() + ".damaged"))).isTrue();
     assertThat(ledger.current().isLeased(GPU1)).as("its process still runs").isTrue();
+  }
+
+  private static int indexOf(byte[] haystack, byte[] needle) {
+    outer:
+    for (int i = 0; i + needle.length <= haystack.length; i++) {
+      for (int k = 0; k < needle.length; k++) {
+        if (haystack[i + k] != needle[k]) {
+          continue outer;
+        }
+      }
+      return i;
+    }
+    throw new AssertionError("not found");
   }
 }
