@@ -175,49 +175,72 @@ public final class TaskBook implements StatusSink, AutoCloseable {
       ExecutorID executor,
       Optional<ExecutorInfo> executorInfo)
       throws IOException {
-    TaskStatus staging =
-        TaskStatus.newBuilder()
-            .setTaskId(launched.task().getTaskId())
-            .setState(TaskState.TASK_STAGING)
-            .setAgentId(launched.task().getAgentId())
-            .setExecutorId(executor)
-            .setTimestamp(now())
-            .build();
-    TaskEntry e =
-        new TaskEntry(
-            framework,
-            launched.task(),
-            executor,
-            executorInfo,
-            launched.deviceIds(),
-            staging,
-            backoff());
-    Holder.MesosTask key = e.holder();
-    long seq;
-    synchronized (lock) {
-      seq = checkpoint.write(e);
+    recordAll(framework, List.of(new NewTask(launched, executor, executorInfo)));
+  }
+
+  /**
+   * A task to record: what {@link #record} takes for one.
+   *
+   * @param executor the executor it will run under (the task's ID for a command task)
+   * @param executorInfo the custom executor, for a task that has one (its own, or its group's)
+   */
+  public record NewTask(
+      LaunchedTask launched, ExecutorID executor, Optional<ExecutorInfo> executorInfo) {}
+
+  /**
+   * Records the tasks of one operation, as {@link #record} does one, all or none: their rows share
+   * one force of the journal, and when it fails none of them is recorded.
+   */
+  public void recordAll(FrameworkInfo framework, List<NewTask> tasks) throws IOException {
+    List<TaskEntry> added = new ArrayList<>(tasks.size());
+    for (NewTask t : tasks) {
+      TaskStatus staging =
+          TaskStatus.newBuilder()
+              .setTaskId(t.launched().task().getTaskId())
+              .setState(TaskState.TASK_STAGING)
+              .setAgentId(t.launched().task().getAgentId())
+              .setExecutorId(t.executor())
+              .setTimestamp(now())
+              .build();
+      added.add(
+          new TaskEntry(
+              framework,
+              t.launched().task(),
+              t.executor(),
+              t.executorInfo(),
+              t.launched().deviceIds(),
+              staging,
+              backoff()));
     }
+    long seq = 0;
     try {
+      synchronized (lock) {
+        for (TaskEntry e : added) {
+          seq = checkpoint.write(e);
+        }
+      }
       checkpoint.await(seq);
     } catch (IOException ex) {
       synchronized (lock) {
-        // Not recorded: a later force or compaction must not make the row durable after all.
-        TaskEntry before = entries.get(key);
-        try {
-          if (before == null) {
-            checkpoint.delete(e);
-          } else {
-            checkpoint.write(before);
+        // Not recorded: a later force or compaction must not make the rows durable after all.
+        for (TaskEntry e : added) {
+          TaskEntry before = entries.get(e.holder());
+          try {
+            if (before == null) {
+              checkpoint.delete(e);
+            } else {
+              checkpoint.write(before);
+            }
+          } catch (IOException again) {
+            ex.addSuppressed(again);
           }
-        } catch (IOException again) {
-          ex.addSuppressed(again);
         }
       }
       throw ex;
     }
     synchronized (lock) {
       // Visible (to /state, reconciliation, updates) only once durable.
-      entries.put(key, e);
+      added.forEach(e -> entries.put(e.holder(), e));
     }
   }
 

@@ -29,6 +29,7 @@ import java.nio.file.attribute.PosixFilePermissions;
 import java.time.Duration;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 import java.util.Set;
 import java.util.concurrent.CopyOnWriteArrayList;
 import org.junit.jupiter.api.AfterEach;
@@ -293,6 +294,45 @@ class TaskBookTest {
     book.close();
     book = TaskBook.open(dir, ledger, clock, RETRY);
     assertThat(book.tasks()).as("the row is gone from disk too").isEmpty();
+  }
+
+  @Test
+  void anOperationWhoseRowsCannotBeWrittenIsNotRecordedNowOrAfterTheDiskReturns() throws Exception {
+    launch(framework(), "before", GPU0);
+    Path tasks = dir.resolve("tasks");
+    Path aside = dir.resolve("tasks.aside");
+    Files.move(tasks, aside);
+    Files.writeString(tasks, "not a directory");
+    LaunchedTask a =
+        new LaunchedTask(
+            task("a"), List.of(GPU1), new RuntimeSpec(Map.of(), List.of(), List.of(), List.of()));
+    LaunchedTask b =
+        new LaunchedTask(
+            task("b"), List.of(), new RuntimeSpec(Map.of(), List.of(), List.of(), List.of()));
+
+    org.assertj.core.api.Assertions.assertThatThrownBy(
+            () ->
+                book.recordAll(
+                    framework(),
+                    List.of(
+                        new TaskBook.NewTask(
+                            a, ExecutorID.newBuilder().setValue("a").build(), Optional.empty()),
+                        new TaskBook.NewTask(
+                            b, ExecutorID.newBuilder().setValue("b").build(), Optional.empty()))))
+        .isInstanceOf(java.io.IOException.class);
+    assertThat(book.tasks()).extracting(TaskView::taskId).containsExactly("before");
+    assertThat(book.checkpointProblem()).isPresent();
+
+    Files.delete(tasks);
+    Files.move(aside, tasks);
+    launch(framework(), "after");
+    assertThat(book.checkpointProblem()).isEmpty();
+    book.close();
+    book = TaskBook.open(dir, ledger, clock, RETRY);
+    assertThat(book.tasks())
+        .as("the failed operation's rows did not ride along with the next write")
+        .extracting(TaskView::taskId)
+        .containsExactly("before", "after");
   }
 
   /** A row in the format before the task journal: one JSON file per task. */
