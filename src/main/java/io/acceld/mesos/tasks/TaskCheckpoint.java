@@ -79,10 +79,15 @@ final class TaskCheckpoint implements AutoCloseable {
     this.dir = dir;
     this.clock = clock;
     this.journal = TaskJournal.open(dir, this::readLegacy, compactBytes, hook);
-    // The legacy rows are in the snapshot now (or were, in an earlier start that crashed before
-    // this delete): the files go, so that they are never read over newer rows.
-    for (Path f : legacyFiles(dir)) {
-      Files.deleteIfExists(f);
+    IOException notWritten = journal.startupFailure();
+    if (notWritten == null) {
+      // The legacy rows are in the snapshot now (or were, in an earlier start that crashed before
+      // this delete): the files go, so that they are never read over newer rows.
+      for (Path f : legacyFiles(dir)) {
+        Files.deleteIfExists(f);
+      }
+    } else {
+      failing = new Failing(notWritten.toString(), clock.instant());
     }
     List<Row> rows = new ArrayList<>();
     for (Map.Entry<String, byte[]> row : journal.rows().entrySet()) {

@@ -128,6 +128,9 @@ final class TaskJournal implements AutoCloseable {
   private boolean closed;
 
   @GuardedBy("lock")
+  private IOException startupFailure;
+
+  @GuardedBy("lock")
   private long forces;
 
   // Touched by the leader only (forcing == true), or in open and close; the lock's hand-over of
@@ -234,28 +237,31 @@ final class TaskJournal implements AutoCloseable {
           snapshot = new LinkedHashMap<>(rows);
         }
       }
-      IOException failed = null;
+      IOException failed = new IOException("the task journal's writer stopped unexpectedly");
       try {
         if (compact) {
           compact(snapshot);
         } else {
           write(batch);
         }
+        failed = null;
       } catch (IOException | RuntimeException e) {
         failed = e instanceof IOException io ? io : new IOException(e.toString(), e);
-      }
-      synchronized (lock) {
-        forcing = false;
-        forces++;
-        if (failed == null) {
-          durable = through;
-          broken = false;
-        } else {
-          failedThrough = through;
-          failure = failed;
-          broken = true;
+      } finally {
+        // Whatever happened (an Error too), the next waiter must be able to lead.
+        synchronized (lock) {
+          forcing = false;
+          forces++;
+          if (failed == null) {
+            durable = through;
+            broken = false;
+          } else {
+            failedThrough = through;
+            failure = failed;
+            broken = true;
+          }
+          lock.notifyAll();
         }
-        lock.notifyAll();
       }
     }
   }
@@ -470,6 +476,19 @@ final class TaskJournal implements AutoCloseable {
     }
     try {
       compact(new LinkedHashMap<>(state));
+    } catch (IOException e) {
+      // A full or read-only disk must not keep the bridge from starting with the rows it read:
+      // the next change compacts again, and fails until the disk takes it, as writes do.
+      log.error(
+          "Cannot write the task journal in {}: {}; the tasks read are kept in memory and every"
+              + " change tries again",
+          dir,
+          e.toString());
+      synchronized (lock) {
+        broken = true;
+        startupFailure = e;
+      }
+      return;
     } finally {
       synchronized (lock) {
         forcing = false;
@@ -479,6 +498,16 @@ final class TaskJournal implements AutoCloseable {
       if (gen != generation) {
         Files.deleteIfExists(journal(gen));
       }
+    }
+  }
+
+  /**
+   * Why the compaction at open failed (the journal then holds the recovered rows in memory only,
+   * and the files it read stay as they were), or null.
+   */
+  IOException startupFailure() {
+    synchronized (lock) {
+      return startupFailure;
     }
   }
 

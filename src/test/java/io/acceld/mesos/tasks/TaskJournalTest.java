@@ -266,6 +266,33 @@ class TaskJournalTest {
   }
 
   @Test
+  void aDiskThatCannotBeWrittenAtOpenStillGivesTheRowsAndTheNextChangeWritesThem()
+      throws Exception {
+    TaskJournal j = open();
+    put(j, "a", "1");
+    j.close();
+    AtomicBoolean full = new AtomicBoolean(true);
+    TaskJournal again =
+        open(
+            TaskJournal.COMPACT_BYTES,
+            () -> {
+              if (full.get()) {
+                throw new IOException("No space left on device");
+              }
+            });
+
+    assertThat(text(again.rows())).containsExactly(Map.entry("a", "1"));
+    assertThat(again.startupFailure()).hasMessageContaining("No space left");
+    long seq = again.append("b", bytes("1"));
+    assertThatThrownBy(() -> again.await(seq)).hasMessageContaining("No space left");
+
+    full.set(false);
+    put(again, "c", "1");
+    again.close();
+    assertThat(text(open().rows())).containsOnlyKeys("a", "b", "c");
+  }
+
+  @Test
   void aRecordOverTheBoundIsRefusedClearlyAndTheJournalKeepsWorking() throws Exception {
     TaskJournal j = open();
 
