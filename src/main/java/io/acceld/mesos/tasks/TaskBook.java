@@ -111,9 +111,17 @@ public final class TaskBook implements StatusSink, AutoCloseable {
    */
   public static TaskBook open(Path dir, DeviceLedger ledger, Clock clock, Duration statusRetry)
       throws IOException {
+    return open(dir, ledger, clock, statusRetry, TaskJournal.ForceHook.NONE);
+  }
+
+  /** As {@link #open(Path, DeviceLedger, Clock, Duration)}, with a hook on the journal's forces. */
+  static TaskBook open(
+      Path dir, DeviceLedger ledger, Clock clock, Duration statusRetry, TaskJournal.ForceHook hook)
+      throws IOException {
     Path tasksDir =
         AtomicFiles.createDirectories(dir.resolve("tasks"), AtomicFiles.DIRECTORY_OWNER_ONLY);
-    TaskCheckpoint checkpoint = TaskCheckpoint.open(tasksDir, clock);
+    TaskCheckpoint checkpoint =
+        TaskCheckpoint.open(tasksDir, clock, hook, TaskJournal.COMPACT_BYTES);
     TaskBook book;
     try {
       book = new TaskBook(ledger, clock, statusRetry, checkpoint);

@@ -335,6 +335,67 @@ class TaskBookTest {
         .containsExactly("before", "after");
   }
 
+  @Test
+  void anUpdateIsNeitherSentNorReturnedBeforeItIsOnDiskAndDoesNotHoldUpOtherTasks()
+      throws Exception {
+    launch(framework(), "t1", GPU0);
+    launch(framework(), "t2", GPU1);
+    book.close();
+    java.util.concurrent.CountDownLatch inForce = new java.util.concurrent.CountDownLatch(1);
+    java.util.concurrent.CountDownLatch release = new java.util.concurrent.CountDownLatch(1);
+    java.util.concurrent.atomic.AtomicBoolean armed =
+        new java.util.concurrent.atomic.AtomicBoolean();
+    book =
+        TaskBook.open(
+            dir,
+            ledger,
+            clock,
+            RETRY,
+            () -> {
+              if (armed.compareAndSet(true, false)) {
+                inForce.countDown();
+                try {
+                  release.await();
+                } catch (InterruptedException e) {
+                  throw new java.io.IOException(e);
+                }
+              }
+            });
+    book.attach(forwarder);
+    armed.set(true);
+    var pool = java.util.concurrent.Executors.newFixedThreadPool(2);
+    try {
+      var first = pool.submit(() -> book.update(FW, status("t1", TaskState.TASK_STARTING, 1)));
+      assertThat(inForce.await(30, java.util.concurrent.TimeUnit.SECONDS)).isTrue();
+      // t2's update arrives while t1's force is on the disk: it is not held up by the book's lock.
+      var second = pool.submit(() -> book.update(FW, status("t2", TaskState.TASK_STARTING, 2)));
+      Eventually.await(
+          "t2's record buffered behind the force",
+          () -> book.task(FW, id("t2")).orElseThrow().unacknowledged() == 1);
+      // A resubscription meanwhile sends every head the book has: none, as none is durable. The
+      // resends it schedules show that the sender has tried.
+      book.resendUnacknowledged(FW);
+      Eventually.await("the heads tried again", () -> book.statusUpdateRetries() >= 2);
+      assertThat(forwarder.forwarded).as("nothing sent before it is on disk").isEmpty();
+      assertThat(first.isDone()).as("t1's update waits for its force").isFalse();
+      assertThat(second.isDone()).isFalse();
+
+      release.countDown();
+      first.get(30, java.util.concurrent.TimeUnit.SECONDS);
+      second.get(30, java.util.concurrent.TimeUnit.SECONDS);
+    } finally {
+      pool.shutdownNow();
+    }
+    Eventually.await(
+        "both sent once durable",
+        () ->
+            forwarder.forwarded.stream()
+                    .map(st -> st.getTaskId().getValue())
+                    .collect(java.util.stream.Collectors.toSet())
+                    .size()
+                == 2);
+  }
+
   /** A row in the format before the task journal: one JSON file per task. */
   void writeLegacyFile(String task, String device, String content) throws Exception {
     String name = TaskCheckpoint.keyOf(FW.getValue(), task) + ".json";
