@@ -413,7 +413,7 @@ final class TaskJournal implements AutoCloseable {
             snapshot,
             p.describeDamage(),
             aside);
-        Files.copy(snapshot, aside, StandardCopyOption.REPLACE_EXISTING);
+        setAside(snapshot, aside);
       }
       for (Record r : p.records()) {
         if (r.op() == META && snapshotGeneration < 0 && r.value().length == 8) {
@@ -458,7 +458,7 @@ final class TaskJournal implements AutoCloseable {
             file,
             p.describeDamage(),
             aside);
-        Files.copy(file, aside, StandardCopyOption.REPLACE_EXISTING);
+        setAside(file, aside);
       }
       if (p.tornAt() >= 0) {
         log.warn(
@@ -509,6 +509,14 @@ final class TaskJournal implements AutoCloseable {
     synchronized (lock) {
       return startupFailure;
     }
+  }
+
+  /**
+   * A copy for a person to look at, owner-only as the original: the next compaction replaces it.
+   */
+  private static void setAside(Path file, Path aside) throws IOException {
+    Files.copy(file, aside, StandardCopyOption.REPLACE_EXISTING);
+    Files.setPosixFilePermissions(aside, AtomicFiles.OWNER_ONLY);
   }
 
   private static void apply(Map<String, byte[]> state, Record r) {

@@ -396,6 +396,23 @@ class TaskBookTest {
                 == 2);
   }
 
+  @Test
+  void aWholeRecordThatIsNotARowIsSetAsideAndTheBookServes() throws Exception {
+    launch(framework(), "good", GPU0);
+    book.close();
+    try (TaskJournal j = TaskJournal.open(dir.resolve("tasks"), Map::of)) {
+      j.await(j.append("task-0123", "{not json".getBytes(java.nio.charset.StandardCharsets.UTF_8)));
+    }
+
+    book = TaskBook.open(dir, ledger, clock, RETRY);
+
+    assertThat(book.tasks()).extracting(TaskView::taskId).containsExactly("good");
+    assertThat(Files.readString(dir.resolve("tasks/task-0123.json.damaged")))
+        .isEqualTo("{not json");
+    launch(framework(), "next", GPU1);
+    assertThat(book.checkpointProblem()).isEmpty();
+  }
+
   /** A row in the format before the task journal: one JSON file per task. */
   void writeLegacyFile(String task, String device, String content) throws Exception {
     String name = TaskCheckpoint.keyOf(FW.getValue(), task) + ".json";
