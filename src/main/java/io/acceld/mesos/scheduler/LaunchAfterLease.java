@@ -87,23 +87,28 @@ final class LaunchAfterLease {
       failure = Optional.of("the agent was interrupted while persisting the device lease");
     }
     if (failure.isEmpty()) {
+      List<TaskBook.NewTask> tasks = new ArrayList<>();
       for (LaunchedTask t : p.tasks()) {
-        try {
-          book.record(
-              info,
-              t,
-              executorOf(t.task(), p.executor()),
-              p.executor()
-                  .or(
-                      () ->
-                          Optional.ofNullable(
-                              t.task().hasExecutor() ? t.task().getExecutor() : null)));
-          recorded.add(t);
-        } catch (IOException e) {
-          log.error("Could not record task {} in the task book", t.task().getTaskId(), e);
-          failure = Optional.of("the agent could not checkpoint the task: " + e.getMessage());
-          break;
-        }
+        tasks.add(
+            new TaskBook.NewTask(
+                t,
+                executorOf(t.task(), p.executor()),
+                p.executor()
+                    .or(
+                        () ->
+                            Optional.ofNullable(
+                                t.task().hasExecutor() ? t.task().getExecutor() : null))));
+      }
+      try {
+        // One force for the whole operation; all or none of its tasks recorded.
+        book.recordAll(info, tasks);
+        recorded.addAll(p.tasks());
+      } catch (IOException e) {
+        log.error(
+            "Could not record task(s) {} in the task book",
+            p.tasks().stream().map(t -> t.task().getTaskId().getValue()).toList(),
+            e);
+        failure = Optional.of("the agent could not checkpoint the task: " + e.getMessage());
       }
     }
     List<TaskStatus> dropped = new ArrayList<>();

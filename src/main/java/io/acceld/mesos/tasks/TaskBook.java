@@ -50,9 +50,11 @@ import org.slf4j.LoggerFactory;
  * <p>Each task's stream is FIFO with only its head outstanding, as Mesos's task status update
  * manager does: the head is sent, then resent with backoff (the configured retry, doubling up to
  * {@link #MAX_RETRY}) until the scheduler acknowledges its uuid; only then is the next one sent.
- * Every change is written to the task's checkpoint file before the call that made it returns, so an
- * executor told ACKNOWLEDGED, or a scheduler whose ACKNOWLEDGE was answered, never has it undone by
- * a crash.
+ * Every change is durable in the task journal ({@link TaskCheckpoint}) before the call that made it
+ * returns and before the update it adds is sent, so an executor told ACKNOWLEDGED, or a scheduler
+ * whose ACKNOWLEDGE was answered, never has it undone by a crash. A change is appended with the
+ * lock held, so each task's changes keep their order, and awaited without it, so changes of many
+ * tasks and frameworks share one force of the journal instead of queueing for one each.
  *
  * <p>A terminal status releases the task's lease in the ledger at once; the row stays until the
  * scheduler has acknowledged every update (then it moves to a bounded in-memory list of completed
@@ -89,14 +91,15 @@ public final class TaskBook implements StatusSink, AutoCloseable {
 
   private volatile StatusForwarder forwarder = StatusForwarder.NONE;
 
-  private TaskBook(DeviceLedger ledger, Clock clock, Duration firstRetry, Path dir) {
+  private TaskBook(
+      DeviceLedger ledger, Clock clock, Duration firstRetry, TaskCheckpoint checkpoint) {
     this.ledger = Objects.requireNonNull(ledger, "ledger");
     this.clock = Objects.requireNonNull(clock, "clock");
     if (firstRetry.isNegative() || firstRetry.isZero()) {
       throw new IllegalArgumentException("the status update retry must be positive: " + firstRetry);
     }
     this.firstRetry = firstRetry.compareTo(MAX_RETRY) > 0 ? MAX_RETRY : firstRetry;
-    this.checkpoint = new TaskCheckpoint(dir, clock);
+    this.checkpoint = checkpoint;
   }
 
   /**
@@ -108,16 +111,31 @@ public final class TaskBook implements StatusSink, AutoCloseable {
    */
   public static TaskBook open(Path dir, DeviceLedger ledger, Clock clock, Duration statusRetry)
       throws IOException {
+    return open(dir, ledger, clock, statusRetry, TaskJournal.ForceHook.NONE);
+  }
+
+  /** As {@link #open(Path, DeviceLedger, Clock, Duration)}, with a hook on the journal's forces. */
+  static TaskBook open(
+      Path dir, DeviceLedger ledger, Clock clock, Duration statusRetry, TaskJournal.ForceHook hook)
+      throws IOException {
     Path tasksDir =
         AtomicFiles.createDirectories(dir.resolve("tasks"), AtomicFiles.DIRECTORY_OWNER_ONLY);
-    TaskBook book = new TaskBook(ledger, clock, statusRetry, tasksDir);
+    TaskCheckpoint checkpoint =
+        TaskCheckpoint.open(tasksDir, clock, hook, TaskJournal.COMPACT_BYTES);
+    TaskBook book;
+    try {
+      book = new TaskBook(ledger, clock, statusRetry, checkpoint);
+    } catch (RuntimeException e) {
+      checkpoint.close();
+      throw e;
+    }
     book.restore();
     return book;
   }
 
-  private void restore() throws IOException {
+  private void restore() {
     synchronized (lock) {
-      for (TaskCheckpoint.Row row : checkpoint.readAll()) {
+      for (TaskCheckpoint.Row row : checkpoint.restored()) {
         TaskEntry e =
             new TaskEntry(
                 row.framework(),
@@ -165,26 +183,72 @@ public final class TaskBook implements StatusSink, AutoCloseable {
       ExecutorID executor,
       Optional<ExecutorInfo> executorInfo)
       throws IOException {
-    TaskStatus staging =
-        TaskStatus.newBuilder()
-            .setTaskId(launched.task().getTaskId())
-            .setState(TaskState.TASK_STAGING)
-            .setAgentId(launched.task().getAgentId())
-            .setExecutorId(executor)
-            .setTimestamp(now())
-            .build();
-    TaskEntry e =
-        new TaskEntry(
-            framework,
-            launched.task(),
-            executor,
-            executorInfo,
-            launched.deviceIds(),
-            staging,
-            backoff());
+    recordAll(framework, List.of(new NewTask(launched, executor, executorInfo)));
+  }
+
+  /**
+   * A task to record: what {@link #record} takes for one.
+   *
+   * @param executor the executor it will run under (the task's ID for a command task)
+   * @param executorInfo the custom executor, for a task that has one (its own, or its group's)
+   */
+  public record NewTask(
+      LaunchedTask launched, ExecutorID executor, Optional<ExecutorInfo> executorInfo) {}
+
+  /**
+   * Records the tasks of one operation, as {@link #record} does one, all or none: their rows share
+   * one force of the journal, and when it fails none of them is recorded.
+   */
+  public void recordAll(FrameworkInfo framework, List<NewTask> tasks) throws IOException {
+    List<TaskEntry> added = new ArrayList<>(tasks.size());
+    for (NewTask t : tasks) {
+      TaskStatus staging =
+          TaskStatus.newBuilder()
+              .setTaskId(t.launched().task().getTaskId())
+              .setState(TaskState.TASK_STAGING)
+              .setAgentId(t.launched().task().getAgentId())
+              .setExecutorId(t.executor())
+              .setTimestamp(now())
+              .build();
+      added.add(
+          new TaskEntry(
+              framework,
+              t.launched().task(),
+              t.executor(),
+              t.executorInfo(),
+              t.launched().deviceIds(),
+              staging,
+              backoff()));
+    }
+    long seq = 0;
+    try {
+      synchronized (lock) {
+        for (TaskEntry e : added) {
+          seq = checkpoint.write(e);
+        }
+      }
+      checkpoint.await(seq);
+    } catch (IOException ex) {
+      synchronized (lock) {
+        // Not recorded: a later force or compaction must not make the rows durable after all.
+        for (TaskEntry e : added) {
+          TaskEntry before = entries.get(e.holder());
+          try {
+            if (before == null) {
+              checkpoint.delete(e);
+            } else {
+              checkpoint.write(before);
+            }
+          } catch (IOException again) {
+            ex.addSuppressed(again);
+          }
+        }
+      }
+      throw ex;
+    }
     synchronized (lock) {
-      checkpoint.write(e);
-      entries.put(e.holder(), e);
+      // Visible (to /state, reconciliation, updates) only once durable.
+      added.forEach(e -> entries.put(e.holder(), e));
     }
   }
 
@@ -202,9 +266,12 @@ public final class TaskBook implements StatusSink, AutoCloseable {
     Holder.MesosTask key =
         new Holder.MesosTask(framework.getValue(), status.getTaskId().getValue());
     boolean sendHead = false;
-    boolean released = false;
+    boolean retiring;
+    boolean terminal;
+    TaskEntry e;
+    long seq;
     synchronized (lock) {
-      TaskEntry e = entries.get(key);
+      e = entries.get(key);
       if (e == null) {
         log.warn(
             "Dropped {} for task {} of framework {}, which this node does not know",
@@ -228,21 +295,33 @@ public final class TaskBook implements StatusSink, AutoCloseable {
         e.pending.add(stamped);
         sendHead = e.pending.size() == 1;
       }
+      terminal = e.isTerminal();
+      retiring = e.orphaned && terminal;
       try {
-        if (e.orphaned && e.isTerminal()) {
-          retire(key, e);
-        } else {
-          checkpoint.write(e);
-        }
+        seq = retiring ? checkpoint.delete(e) : checkpoint.write(e);
       } catch (IOException ex) {
         throw new UncheckedIOException("could not checkpoint the status of task " + key.name(), ex);
       }
-      if (e.isTerminal()) {
-        ledger.release(key);
-        released = true;
+      if (sendHead) {
+        e.headSeq = seq;
       }
     }
-    if (released) {
+    try {
+      checkpoint.await(seq);
+    } catch (IOException ex) {
+      // The status stays in memory, as the executor may send it again; it is not sent up (nor the
+      // lease released) by this call, since it is not durable.
+      throw new UncheckedIOException("could not checkpoint the status of task " + key.name(), ex);
+    }
+    if (retiring) {
+      synchronized (lock) {
+        if (entries.get(key) == e) {
+          forget(key, e);
+        }
+      }
+    }
+    if (terminal) {
+      ledger.release(key);
       forwarder.released(key);
     }
     if (sendHead) {
@@ -285,27 +364,55 @@ public final class TaskBook implements StatusSink, AutoCloseable {
    */
   public boolean acknowledge(FrameworkID framework, TaskID task, ByteString uuid) {
     Holder.MesosTask key = new Holder.MesosTask(framework.getValue(), task.getValue());
-    boolean next;
-    UncheckedIOException lost = null;
+    TaskEntry e;
+    TaskStatus acknowledged;
+    long headBefore;
+    boolean retiring;
+    long seq;
     synchronized (lock) {
-      TaskEntry e = entries.get(key);
+      e = entries.get(key);
       if (e == null || e.pending.isEmpty() || !e.pending.peekFirst().getUuid().equals(uuid)) {
         return false;
       }
-      TaskStatus acknowledged = e.pending.removeFirst();
+      acknowledged = e.pending.removeFirst();
       e.cancelRetry();
       e.backoff.reset();
+      headBefore = e.headSeq;
+      retiring = e.pending.isEmpty() && e.isTerminal();
       try {
-        if (e.pending.isEmpty() && e.isTerminal()) {
-          retire(key, e);
-        } else {
-          checkpoint.write(e);
-        }
+        seq = retiring ? checkpoint.delete(e) : checkpoint.write(e);
       } catch (IOException ex) {
-        // The acknowledgement is lost: the update it acknowledged (not the latest, which may be
-        // queued behind it) is the head again, and is resent to be acknowledged again.
         e.pending.addFirst(acknowledged);
-        lost = new UncheckedIOException("could not checkpoint the acknowledgement of " + key, ex);
+        throw new UncheckedIOException("could not checkpoint the acknowledgement of " + key, ex);
+      }
+      // The next head was recorded before this record: sendable once this one is durable.
+      e.headSeq = seq;
+    }
+    UncheckedIOException lost = null;
+    try {
+      checkpoint.await(seq);
+    } catch (IOException ex) {
+      synchronized (lock) {
+        // The acknowledgement is lost: the update it acknowledged (not the latest, which may be
+        // queued behind it) is the head again, durable as it was, and is resent to be
+        // acknowledged again. The row is appended again so that no later force or compaction
+        // makes the lost acknowledgement durable after all.
+        if (entries.get(key) == e && !e.orphaned) {
+          e.pending.addFirst(acknowledged);
+          e.headSeq = headBefore;
+          try {
+            checkpoint.write(e);
+          } catch (IOException again) {
+            ex.addSuppressed(again);
+          }
+        }
+      }
+      lost = new UncheckedIOException("could not checkpoint the acknowledgement of " + key, ex);
+    }
+    boolean next;
+    synchronized (lock) {
+      if (lost == null && retiring && entries.get(key) == e) {
+        forget(key, e);
       }
       next = !e.pending.isEmpty();
     }
@@ -340,6 +447,7 @@ public final class TaskBook implements StatusSink, AutoCloseable {
    * ended.
    */
   public void removeFramework(FrameworkID framework) {
+    long last = 0;
     synchronized (lock) {
       for (Map.Entry<Holder.MesosTask, TaskEntry> en : new ArrayList<>(entries.entrySet())) {
         if (!en.getKey().frameworkId().equals(framework.getValue())) {
@@ -351,13 +459,21 @@ public final class TaskBook implements StatusSink, AutoCloseable {
         e.cancelRetry();
         try {
           if (e.isTerminal()) {
-            retire(en.getKey(), e);
+            last = checkpoint.delete(e);
+            forget(en.getKey(), e);
           } else {
-            checkpoint.write(e);
+            last = checkpoint.write(e);
           }
         } catch (IOException ex) {
           log.error("Could not checkpoint the teardown of task {}", en.getKey().name(), ex);
         }
+      }
+    }
+    if (last > 0) {
+      try {
+        checkpoint.await(last);
+      } catch (IOException ex) {
+        log.error("Could not checkpoint the teardown of framework {}", framework.getValue(), ex);
       }
     }
   }
@@ -449,9 +565,9 @@ public final class TaskBook implements StatusSink, AutoCloseable {
     }
   }
 
+  /** Moves a row whose deletion was appended to the completed tasks. */
   @GuardedBy("lock")
-  private void retire(Holder.MesosTask key, TaskEntry e) throws IOException {
-    checkpoint.delete(e);
+  private void forget(Holder.MesosTask key, TaskEntry e) {
     entries.remove(key);
     e.cancelRetry();
     completed.addLast(e.view());
@@ -524,6 +640,11 @@ public final class TaskBook implements StatusSink, AutoCloseable {
       } catch (RejectedExecutionException closed) {
         return;
       }
+      if (!checkpoint.durable(e.headSeq)) {
+        // Not on disk yet: whoever appended it sends it once it is (or the retry, if that write
+        // failed and a later one carried it).
+        return;
+      }
     }
     try {
       forwarder.forward(framework, head);
@@ -551,5 +672,6 @@ public final class TaskBook implements StatusSink, AutoCloseable {
   @Override
   public void close() {
     sender.shutdownNow();
+    checkpoint.close();
   }
 }

@@ -12,6 +12,7 @@ import io.acceld.proto.mesos.v1.TaskInfo;
 import io.acceld.proto.mesos.v1.TaskStatus;
 import io.acceld.util.AtomicFiles;
 import java.io.IOException;
+import java.io.UncheckedIOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -23,22 +24,34 @@ import java.time.Instant;
 import java.util.ArrayList;
 import java.util.Base64;
 import java.util.HexFormat;
+import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Map;
 import java.util.Optional;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * One task's row on disk: a small JSON file per task, so an update rewrites one task and not the
- * whole table. Protobuf values are kept as base64 of their binary form, which round-trips every
- * field exactly (including ones this version does not know).
+ * The task book's rows on disk, in a {@link TaskJournal} (snapshot plus group-committed journal) in
+ * the tasks directory. A row is small JSON, one record per change, so an update writes one task and
+ * not the whole table. Protobuf values are kept as base64 of their binary form, which round-trips
+ * every field exactly (including ones this version does not know).
+ *
+ * <p>Changes are two steps: {@link #write} or {@link #delete} buffer the change (with the book's
+ * lock held, so one task's changes keep their order) and return its sequence number; {@link #await}
+ * returns once it is durable (without the book's lock, so a force serves every framework's changes
+ * at once instead of one after another).
+ *
+ * <p>Before the journal, each row was its own file, {@code task-<digest>.json}; a node upgraded in
+ * place still has those, so they are read when there is no snapshot yet, taken into the first
+ * snapshot and then deleted.
  */
-final class TaskCheckpoint {
+final class TaskCheckpoint implements AutoCloseable {
   private static final Logger log = LoggerFactory.getLogger(TaskCheckpoint.class);
 
   static final int FORMAT = 1;
 
-  /** What a file holds, before it becomes an entry. */
+  /** What a row holds, before it becomes an entry. */
   record Row(
       FrameworkInfo framework,
       TaskInfo task,
@@ -50,60 +63,129 @@ final class TaskCheckpoint {
 
   /**
    * Why writes fail, since when; null while they succeed. Read by {@code /healthz} from another
-   * thread, so volatile; written with the book's lock held.
+   * thread, so volatile.
    */
   record Failing(String problem, Instant since) {}
 
   private final Path dir;
   private final Clock clock;
   private final ObjectMapper json = new ObjectMapper();
+  private final TaskJournal journal;
+  private final List<Row> restored;
   private volatile Failing failing;
 
-  TaskCheckpoint(Path dir, Clock clock) {
+  private TaskCheckpoint(Path dir, Clock clock, TaskJournal.ForceHook hook, long compactBytes)
+      throws IOException {
     this.dir = dir;
     this.clock = clock;
+    this.journal = TaskJournal.open(dir, this::readLegacy, compactBytes, hook);
+    IOException notWritten = journal.startupFailure();
+    if (notWritten == null) {
+      // The legacy rows are in the snapshot now (or were, in an earlier start that crashed before
+      // this delete): the files go, so that they are never read over newer rows.
+      for (Path f : legacyFiles(dir)) {
+        Files.deleteIfExists(f);
+      }
+    } else {
+      failing = new Failing(notWritten.toString(), clock.instant());
+    }
+    List<Row> rows = new ArrayList<>();
+    for (Map.Entry<String, byte[]> row : journal.rows().entrySet()) {
+      try {
+        rows.add(decodeRow(row.getValue(), "row " + row.getKey() + " of " + dir));
+      } catch (IOException e) {
+        // Whole (its checksum held) but not a row this version reads: kept for a person, since
+        // the next compaction leaves it out.
+        Path aside = dir.resolve(row.getKey() + ".json.damaged");
+        log.error("Skipped a task row in {}: {}; kept as {}", dir, e.getMessage(), aside);
+        AtomicFiles.write(aside, row.getValue(), AtomicFiles.OWNER_ONLY);
+        journal.append(row.getKey(), null); // carried by the next force
+      }
+    }
+    this.restored = rows;
   }
 
-  /** The current run of failed writes, or empty when the last write or delete succeeded. */
+  /** Opens the checkpoint in {@code dir}, recovering its rows ({@link #restored}). */
+  static TaskCheckpoint open(Path dir, Clock clock) throws IOException {
+    return new TaskCheckpoint(dir, clock, TaskJournal.ForceHook.NONE, TaskJournal.COMPACT_BYTES);
+  }
+
+  static TaskCheckpoint open(Path dir, Clock clock, TaskJournal.ForceHook hook, long compactBytes)
+      throws IOException {
+    return new TaskCheckpoint(dir, clock, hook, compactBytes);
+  }
+
+  /** The current run of failed writes, or empty when the last write succeeded. */
   Optional<Failing> failing() {
     return Optional.ofNullable(failing);
   }
 
-  private void succeeded() {
-    failing = null;
+  /** Every row found on disk when opened. */
+  List<Row> restored() {
+    return restored;
   }
 
-  private IOException failed(IOException e) {
-    Failing was = failing;
-    failing = new Failing(e.toString(), was == null ? clock.instant() : was.since());
-    return e;
+  TaskJournal journal() {
+    return journal;
   }
 
-  /**
-   * The file of one task. Named by a digest of the framework and task IDs: they are client text of
-   * any length and alphabet, so they never become a file name themselves.
-   */
-  Path fileOf(String frameworkId, String taskId) {
+  /** The key of one task's row: a digest, as the framework and task IDs are client text. */
+  static String keyOf(String frameworkId, String taskId) {
     try {
       byte[] digest =
           MessageDigest.getInstance("SHA-256")
               .digest((frameworkId + "\n" + taskId).getBytes(StandardCharsets.UTF_8));
-      return dir.resolve("task-" + HexFormat.of().formatHex(digest, 0, 16) + ".json");
+      return "task-" + HexFormat.of().formatHex(digest, 0, 16);
     } catch (NoSuchAlgorithmException e) {
       throw new IllegalStateException("SHA-256 is required of every JVM", e);
     }
   }
 
-  void write(TaskEntry e) throws IOException {
+  /** The file a task's row had before the journal (the key plus {@code .json}). */
+  Path legacyFileOf(String frameworkId, String taskId) {
+    return dir.resolve(keyOf(frameworkId, taskId) + ".json");
+  }
+
+  /**
+   * Buffers the row of {@code e} as it is now; durable once {@link #await} of the returned number
+   * returns. A row too large for a record is refused here, and is not a failure of the disk.
+   */
+  long write(TaskEntry e) throws IOException {
+    return journal.append(keyOf(e), encodeRow(e));
+  }
+
+  /** Buffers the removal of the row of {@code e}; see {@link #write}. */
+  long delete(TaskEntry e) throws IOException {
+    return journal.append(keyOf(e), null);
+  }
+
+  /** Returns once change {@code seq} is on disk; a failure is what {@link #failing} reports. */
+  void await(long seq) throws IOException {
     try {
-      writeFile(e);
-      succeeded();
+      journal.await(seq);
+      failing = null;
     } catch (IOException ex) {
-      throw failed(ex);
+      Failing was = failing;
+      failing = new Failing(ex.toString(), was == null ? clock.instant() : was.since());
+      throw ex;
     }
   }
 
-  private void writeFile(TaskEntry e) throws IOException {
+  /** Whether change {@code seq} is on disk already. */
+  boolean durable(long seq) {
+    return journal.durable(seq);
+  }
+
+  @Override
+  public void close() {
+    journal.close();
+  }
+
+  private static String keyOf(TaskEntry e) {
+    return keyOf(e.framework.getId().getValue(), e.task.getTaskId().getValue());
+  }
+
+  private byte[] encodeRow(TaskEntry e) throws IOException {
     ObjectNode root = json.createObjectNode();
     root.put("format", FORMAT);
     root.put("framework", encode(e.framework.toByteArray()));
@@ -115,57 +197,65 @@ final class TaskCheckpoint {
     root.put("latest", encode(e.latest.toByteArray()));
     ArrayNode pending = root.putArray("pending");
     e.pending.forEach(s -> pending.add(encode(s.toByteArray())));
-    AtomicFiles.write(
-        fileOf(e.framework.getId().getValue(), e.task.getTaskId().getValue()),
-        json.writeValueAsBytes(root),
-        AtomicFiles.OWNER_ONLY);
+    return json.writeValueAsBytes(root);
   }
 
-  void delete(TaskEntry e) throws IOException {
-    try {
-      Files.deleteIfExists(fileOf(e.framework.getId().getValue(), e.task.getTaskId().getValue()));
-      succeeded();
-    } catch (IOException ex) {
-      throw failed(ex);
+  private static List<Path> legacyFiles(Path dir) throws IOException {
+    try (var files = Files.list(dir)) {
+      return files
+          .filter(
+              f -> {
+                String name = f.getFileName().toString();
+                return !AtomicFiles.isTemporary(f)
+                    && name.startsWith("task-")
+                    && name.endsWith(".json");
+              })
+          .sorted()
+          .toList();
     }
   }
 
   /**
-   * Every row in the directory. A file that cannot be read (damaged, or of a format this version
-   * does not know) is logged, renamed to {@code <name>.damaged} for a person to look at, and
-   * skipped: one bad file must not keep the bridge from starting, and the executor side still
-   * reports the task's process, whose devices {@link TaskBook#afterRecovery} then keeps leased.
+   * The rows of the format before the journal, keyed as the journal keys them (the file name less
+   * {@code .json}). A file that cannot be read (damaged, or of a format this version does not know)
+   * is logged, renamed to {@code <name>.damaged} for a person to look at, and skipped: one bad file
+   * must not keep the bridge from starting, and the executor side still reports the task's process,
+   * whose devices {@link TaskBook#afterRecovery} then keeps leased.
    */
-  List<Row> readAll() throws IOException {
-    List<Row> rows = new ArrayList<>();
-    try (var files = Files.list(dir)) {
-      for (Path file : files.sorted().toList()) {
+  private Map<String, byte[]> readLegacy() {
+    Map<String, byte[]> rows = new LinkedHashMap<>();
+    try {
+      for (Path file : legacyFiles(dir)) {
         String name = file.getFileName().toString();
-        if (AtomicFiles.isTemporary(file) || !name.startsWith("task-") || !name.endsWith(".json")) {
-          continue;
-        }
         try {
-          rows.add(read(file));
+          byte[] bytes = Files.readAllBytes(file);
+          decodeRow(bytes, "the task checkpoint " + file);
+          rows.put(name.substring(0, name.length() - ".json".length()), bytes);
         } catch (IOException e) {
           Path aside = file.resolveSibling(name + ".damaged");
           log.error("Skipped the task checkpoint {}: {}; kept as {}", file, e.getMessage(), aside);
           Files.move(file, aside, StandardCopyOption.REPLACE_EXISTING);
         }
       }
+    } catch (IOException e) {
+      throw new UncheckedIOException(e);
+    }
+    if (!rows.isEmpty()) {
+      log.info("Moving {} task checkpoint file(s) in {} into the task journal", rows.size(), dir);
     }
     return rows;
   }
 
-  private Row read(Path file) throws IOException {
+  private Row decodeRow(byte[] bytes, String what) throws IOException {
     try {
       JsonNode root;
       try {
-        root = json.readTree(file.toFile());
+        root = json.readTree(bytes);
       } catch (com.fasterxml.jackson.core.JacksonException e) {
-        throw new IOException("it is not JSON", e);
+        throw new IOException(what + " is not JSON", e);
       }
       if (root == null || root.path("format").asInt() != FORMAT) {
-        throw new IOException("unknown task checkpoint format in " + file);
+        throw new IOException("unknown task checkpoint format in " + what);
       }
       List<String> devices = new ArrayList<>();
       root.path("devices").forEach(d -> devices.add(d.asText()));
@@ -184,7 +274,7 @@ final class TaskCheckpoint {
           TaskStatus.parseFrom(decode(root.path("latest"))),
           pending);
     } catch (InvalidProtocolBufferException | IllegalArgumentException e) {
-      throw new IOException("the task checkpoint " + file + " is damaged: " + e.getMessage(), e);
+      throw new IOException(what + " is damaged: " + e.getMessage(), e);
     }
   }
 

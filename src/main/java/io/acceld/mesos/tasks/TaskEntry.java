@@ -31,6 +31,12 @@ final class TaskEntry {
   final Backoff backoff;
   ScheduledFuture<?> retry;
 
+  /**
+   * The task journal's record the head must be durable with before it is sent: the one that made it
+   * the head. 0 (durable) for a row read back from disk.
+   */
+  long headSeq;
+
   /** The framework was torn down: nothing more goes up, the row goes once the task ends. */
   boolean orphaned;
 

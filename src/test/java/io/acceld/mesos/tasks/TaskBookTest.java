@@ -29,6 +29,7 @@ import java.nio.file.attribute.PosixFilePermissions;
 import java.time.Duration;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 import java.util.Set;
 import java.util.concurrent.CopyOnWriteArrayList;
 import org.junit.jupiter.api.AfterEach;
@@ -290,38 +291,224 @@ class TaskBookTest {
 
     assertThat(ledger.current().isLeased(GPU0)).isFalse();
     assertThat(book.tasks()).isEmpty();
-    try (var files = Files.list(dir.resolve("tasks"))) {
-      assertThat(files.toList()).isEmpty();
-    }
+    book.close();
+    book = TaskBook.open(dir, ledger, clock, RETRY);
+    assertThat(book.tasks()).as("the row is gone from disk too").isEmpty();
   }
 
   @Test
-  void aDamagedCheckpointIsSetAsideAndTheRestRestoredAndARunningProcessKeepsItsDevices()
+  void anOperationWhoseRowsCannotBeWrittenIsNotRecordedNowOrAfterTheDiskReturns() throws Exception {
+    launch(framework(), "before", GPU0);
+    Path tasks = dir.resolve("tasks");
+    Path aside = dir.resolve("tasks.aside");
+    Files.move(tasks, aside);
+    Files.writeString(tasks, "not a directory");
+    LaunchedTask a =
+        new LaunchedTask(
+            task("a"), List.of(GPU1), new RuntimeSpec(Map.of(), List.of(), List.of(), List.of()));
+    LaunchedTask b =
+        new LaunchedTask(
+            task("b"), List.of(), new RuntimeSpec(Map.of(), List.of(), List.of(), List.of()));
+
+    org.assertj.core.api.Assertions.assertThatThrownBy(
+            () ->
+                book.recordAll(
+                    framework(),
+                    List.of(
+                        new TaskBook.NewTask(
+                            a, ExecutorID.newBuilder().setValue("a").build(), Optional.empty()),
+                        new TaskBook.NewTask(
+                            b, ExecutorID.newBuilder().setValue("b").build(), Optional.empty()))))
+        .isInstanceOf(java.io.IOException.class);
+    assertThat(book.tasks()).extracting(TaskView::taskId).containsExactly("before");
+    assertThat(book.checkpointProblem()).isPresent();
+
+    Files.delete(tasks);
+    Files.move(aside, tasks);
+    launch(framework(), "after");
+    assertThat(book.checkpointProblem()).isEmpty();
+    book.close();
+    book = TaskBook.open(dir, ledger, clock, RETRY);
+    assertThat(book.tasks())
+        .as("the failed operation's rows did not ride along with the next write")
+        .extracting(TaskView::taskId)
+        .containsExactly("before", "after");
+  }
+
+  @Test
+  void anUpdateIsNeitherSentNorReturnedBeforeItIsOnDiskAndDoesNotHoldUpOtherTasks()
+      throws Exception {
+    launch(framework(), "t1", GPU0);
+    launch(framework(), "t2", GPU1);
+    book.close();
+    java.util.concurrent.CountDownLatch inForce = new java.util.concurrent.CountDownLatch(1);
+    java.util.concurrent.CountDownLatch release = new java.util.concurrent.CountDownLatch(1);
+    java.util.concurrent.atomic.AtomicBoolean armed =
+        new java.util.concurrent.atomic.AtomicBoolean();
+    book =
+        TaskBook.open(
+            dir,
+            ledger,
+            clock,
+            RETRY,
+            () -> {
+              if (armed.compareAndSet(true, false)) {
+                inForce.countDown();
+                try {
+                  release.await();
+                } catch (InterruptedException e) {
+                  throw new java.io.IOException(e);
+                }
+              }
+            });
+    book.attach(forwarder);
+    armed.set(true);
+    var pool = java.util.concurrent.Executors.newFixedThreadPool(2);
+    try {
+      var first = pool.submit(() -> book.update(FW, status("t1", TaskState.TASK_STARTING, 1)));
+      assertThat(inForce.await(30, java.util.concurrent.TimeUnit.SECONDS)).isTrue();
+      // t2's update arrives while t1's force is on the disk: it is not held up by the book's lock.
+      var second = pool.submit(() -> book.update(FW, status("t2", TaskState.TASK_STARTING, 2)));
+      Eventually.await(
+          "t2's record buffered behind the force",
+          () -> book.task(FW, id("t2")).orElseThrow().unacknowledged() == 1);
+      // A resubscription meanwhile sends every head the book has: none, as none is durable. The
+      // resends it schedules show that the sender has tried.
+      book.resendUnacknowledged(FW);
+      Eventually.await("the heads tried again", () -> book.statusUpdateRetries() >= 2);
+      assertThat(forwarder.forwarded).as("nothing sent before it is on disk").isEmpty();
+      assertThat(first.isDone()).as("t1's update waits for its force").isFalse();
+      assertThat(second.isDone()).isFalse();
+
+      release.countDown();
+      first.get(30, java.util.concurrent.TimeUnit.SECONDS);
+      second.get(30, java.util.concurrent.TimeUnit.SECONDS);
+    } finally {
+      pool.shutdownNow();
+    }
+    Eventually.await(
+        "both sent once durable",
+        () ->
+            forwarder.forwarded.stream()
+                    .map(st -> st.getTaskId().getValue())
+                    .collect(java.util.stream.Collectors.toSet())
+                    .size()
+                == 2);
+  }
+
+  @Test
+  void aWholeRecordThatIsNotARowIsSetAsideAndTheBookServes() throws Exception {
+    launch(framework(), "good", GPU0);
+    book.close();
+    try (TaskJournal j = TaskJournal.open(dir.resolve("tasks"), Map::of)) {
+      j.await(j.append("task-0123", "{not json".getBytes(java.nio.charset.StandardCharsets.UTF_8)));
+    }
+
+    book = TaskBook.open(dir, ledger, clock, RETRY);
+
+    assertThat(book.tasks()).extracting(TaskView::taskId).containsExactly("good");
+    assertThat(Files.readString(dir.resolve("tasks/task-0123.json.damaged")))
+        .isEqualTo("{not json");
+    launch(framework(), "next", GPU1);
+    assertThat(book.checkpointProblem()).isEmpty();
+  }
+
+  /** A row in the format before the task journal: one JSON file per task. */
+  void writeLegacyFile(String task, String device, String content) throws Exception {
+    String name = TaskCheckpoint.keyOf(FW.getValue(), task) + ".json";
+    if (content == null) {
+      TaskStatus staging =
+          TaskStatus.newBuilder()
+              .setTaskId(id(task))
+              .setState(TaskState.TASK_STAGING)
+              .setAgentId(AGENT)
+              .build();
+      java.util.Base64.Encoder b64 = java.util.Base64.getEncoder();
+      content =
+          "{\"format\":1,\"framework\":\""
+              + b64.encodeToString(framework().toByteArray())
+              + "\",\"task\":\""
+              + b64.encodeToString(task(task).toByteArray())
+              + "\",\"executor_id\":\""
+              + task
+              + "\",\"devices\":[\""
+              + device
+              + "\"],\"latest\":\""
+              + b64.encodeToString(staging.toByteArray())
+              + "\",\"pending\":[\""
+              + b64.encodeToString(status(task, TaskState.TASK_STARTING, 7).toByteArray())
+              + "\"]}";
+    }
+    Files.writeString(dir.resolve("tasks").resolve(name), content);
+  }
+
+  @Test
+  void aNodeUpgradedInPlaceKeepsItsTasksAndADamagedOldFileIsSetAside() throws Exception {
+    book.close();
+    // The directory as the version before the journal left it: no snapshot, no journal.
+    try (var files = Files.list(dir.resolve("tasks"))) {
+      for (Path f : files.toList()) {
+        Files.delete(f);
+      }
+    }
+    writeLegacyFile("good", GPU0, null);
+    writeLegacyFile("bad", GPU1, "{not json");
+    Path badFile =
+        dir.resolve("tasks").resolve(TaskCheckpoint.keyOf(FW.getValue(), "bad") + ".json");
+    ledger.lease(new Holder.MesosTask(FW.getValue(), "good"), List.of(ReplicaId.whole(GPU0)), "t");
+    ledger.lease(new Holder.MesosTask(FW.getValue(), "bad"), List.of(ReplicaId.whole(GPU1)), "t");
+
+    book = TaskBook.open(dir, ledger, clock, RETRY);
+    book.attach(forwarder);
+    book.afterRecovery(
+        Set.of(
+            new Holder.MesosTask(FW.getValue(), "good"),
+            new Holder.MesosTask(FW.getValue(), "bad")));
+
+    assertThat(book.tasks()).extracting(TaskView::taskId).containsExactly("good");
+    assertThat(book.task(FW, id("good")).orElseThrow().unacknowledged()).isEqualTo(1);
+    Eventually.await("its update resent", () -> forwarder.count(TaskState.TASK_STARTING) >= 1);
+    assertThat(Files.exists(badFile.resolveSibling(badFile.getFileName() + ".damaged"))).isTrue();
+    assertThat(ledger.current().isLeased(GPU1)).as("its process still runs").isTrue();
+    try (var files = Files.list(dir.resolve("tasks"))) {
+      assertThat(files.map(f -> f.getFileName().toString()))
+          .as("the old files are in the journal now")
+          .noneMatch(n -> n.startsWith("task-") && n.endsWith(".json"));
+    }
+
+    // Acknowledged after the upgrade, then restarted: the journal has it, no old file resurfaces.
+    assertThat(
+            book.acknowledge(FW, id("good"), status("good", TaskState.TASK_STARTING, 7).getUuid()))
+        .isTrue();
+    book.close();
+    book = TaskBook.open(dir, ledger, clock, RETRY);
+    assertThat(book.task(FW, id("good")).orElseThrow().unacknowledged()).isZero();
+  }
+
+  @Test
+  void aDamagedJournalRecordIsSetAsideAndTheRestRestoredAndARunningProcessKeepsItsDevices()
       throws Exception {
     launch(framework(), "good", GPU0);
     launch(framework(), "bad", GPU1);
+    book.update(FW, status("good", TaskState.TASK_RUNNING, 1));
     book.close();
-    Path badFile;
+    Path journal;
     try (var files = Files.list(dir.resolve("tasks"))) {
-      List<Path> all = files.sorted().toList();
-      assertThat(all).hasSize(2);
-      badFile =
-          all.stream()
-              .filter(
-                  f -> {
-                    try {
-                      return !Files.readString(f)
-                          .contains(
-                              java.util.Base64.getEncoder()
-                                  .encodeToString(task("good").toByteArray()));
-                    } catch (java.io.IOException e) {
-                      throw new java.io.UncheckedIOException(e);
-                    }
-                  })
+      journal =
+          files
+              .filter(f -> f.getFileName().toString().startsWith("journal-"))
               .findFirst()
               .orElseThrow();
     }
-    Files.writeString(badFile, "{not json");
+    // Damage the record of "bad": one bit of its TaskInfo.
+    byte[] content = Files.readAllBytes(journal);
+    byte[] marker =
+        java.util.Base64.getEncoder()
+            .encodeToString(task("bad").toByteArray())
+            .getBytes(java.nio.charset.StandardCharsets.US_ASCII);
+    int at = indexOf(content, marker);
+    content[at + 2] ^= 0x01;
+    Files.write(journal, content);
 
     book = TaskBook.open(dir, ledger, clock, RETRY);
     book.afterRecovery(
@@ -330,7 +517,23 @@ class TaskBookTest {
             new Holder.MesosTask(FW.getValue(), "bad")));
 
     assertThat(book.tasks()).extracting(TaskView::taskId).containsExactly("good");
-    assertThat(Files.exists(badFile.resolveSibling(badFile.getFileName() + ".damaged"))).isTrue();
+    assertThat(book.task(FW, id("good")).orElseThrow().state())
+        .as("the record after the damage is restored")
+        .isEqualTo(TaskState.TASK_RUNNING);
+    assertThat(Files.exists(journal.resolveSibling(journal.getFileName() + ".damaged"))).isTrue();
     assertThat(ledger.current().isLeased(GPU1)).as("its process still runs").isTrue();
+  }
+
+  private static int indexOf(byte[] haystack, byte[] needle) {
+    outer:
+    for (int i = 0; i + needle.length <= haystack.length; i++) {
+      for (int k = 0; k < needle.length; k++) {
+        if (haystack[i + k] != needle[k]) {
+          continue outer;
+        }
+      }
+      return i;
+    }
+    throw new AssertionError("not found");
   }
 }
