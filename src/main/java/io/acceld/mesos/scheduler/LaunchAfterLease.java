@@ -15,6 +15,7 @@ import io.acceld.proto.mesos.v1.TaskID;
 import io.acceld.proto.mesos.v1.TaskInfo;
 import io.acceld.proto.mesos.v1.TaskState;
 import io.acceld.proto.mesos.v1.TaskStatus;
+import io.acceld.util.ClientText;
 import io.acceld.util.GuardedBy;
 import java.io.IOException;
 import java.time.Duration;
@@ -104,9 +105,14 @@ final class LaunchAfterLease {
         book.recordAll(info, tasks);
         recorded.addAll(p.tasks());
       } catch (IOException e) {
+        // Task IDs are a scheduler's text: quoted and escaped, and at most ten of a large group.
         log.error(
-            "Could not record task(s) {} in the task book",
-            p.tasks().stream().map(t -> t.task().getTaskId().getValue()).toList(),
+            "Could not record {} task(s) {} in the task book",
+            p.tasks().size(),
+            p.tasks().stream()
+                .limit(10)
+                .map(t -> ClientText.quote(t.task().getTaskId().getValue()))
+                .toList(),
             e);
         failure = Optional.of("the agent could not checkpoint the task: " + e.getMessage());
       }

@@ -465,7 +465,10 @@ public final class TaskBook implements StatusSink, AutoCloseable {
             last = checkpoint.write(e);
           }
         } catch (IOException ex) {
-          log.error("Could not checkpoint the teardown of task {}", en.getKey().name(), ex);
+          log.error(
+              "Could not checkpoint the teardown of task {}",
+              ClientText.quote(en.getKey().name()),
+              ex);
         }
       }
     }
@@ -473,7 +476,10 @@ public final class TaskBook implements StatusSink, AutoCloseable {
       try {
         checkpoint.await(last);
       } catch (IOException ex) {
-        log.error("Could not checkpoint the teardown of framework {}", framework.getValue(), ex);
+        log.error(
+            "Could not checkpoint the teardown of framework {}",
+            ClientText.quote(framework.getValue()),
+            ex);
       }
     }
   }
