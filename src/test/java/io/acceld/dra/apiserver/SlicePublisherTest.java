@@ -218,13 +218,21 @@ class SlicePublisherTest {
     store.publish(inventory(List.of(TestDevices.nvidia(0, 0), TestDevices.nvidia(1, 0))));
     Eventually.await("both requests under way", () -> api.requests() >= 2);
     publisher.close();
-    // close waits up to 5 s for each thread; ended, not waited out, they are gone now
-    assertThat(
-            Thread.getAllStackTraces().keySet().stream()
-                .filter(t -> t.isAlive() && !before.contains(t))
-                .map(Thread::getName)
-                .filter(n -> n.startsWith("acceld-dra-")))
-        .isEmpty();
+    // close joins its writer and its watcher (up to 5 s each); ended, not waited out, they are
+    // gone the moment it returns
+    assertThat(newThreads(before, "acceld-dra-slices-", "acceld-dra-watch-")).isEmpty();
+    // The API client's pool threads are ended and awaited too, but a pool reports itself
+    // terminated from its last thread, a moment before that thread is gone.
+    Eventually.await(
+        "the API client's threads gone", () -> newThreads(before, "acceld-dra-").isEmpty());
+  }
+
+  private static List<String> newThreads(Set<Thread> before, String... prefixes) {
+    return Thread.getAllStackTraces().keySet().stream()
+        .filter(t -> t.isAlive() && !before.contains(t))
+        .map(Thread::getName)
+        .filter(n -> java.util.Arrays.stream(prefixes).anyMatch(n::startsWith))
+        .toList();
   }
 
   @Test
