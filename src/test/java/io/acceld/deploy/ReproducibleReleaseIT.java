@@ -2,12 +2,9 @@ package io.acceld.deploy;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import io.acceld.testing.Command;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.util.List;
-import java.util.Map;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -22,18 +19,7 @@ class ReproducibleReleaseIT {
   @Test
   void aSecondBuildFromTheSameJarGivesTheSameBytes() throws IOException {
     Path second = dir.resolve("second");
-    Command.run(
-            Path.of("."),
-            Map.of("JAVA_HOME", System.getProperty("java.home")),
-            List.of(
-                "sh",
-                "-c",
-                "umask 022 && exec bash \"$0\" \"$@\"",
-                RuntimeImage.RELEASE_BUILD.toString(),
-                RuntimeImage.jar().toString(),
-                second.toString()),
-            RuntimeImage.BUILD_TIME)
-        .ok();
+    RuntimeImage.buildRelease("022", second);
     assertThat(Files.readString(second.resolve("sha256sums")))
         .isEqualTo(Files.readString(RuntimeImage.release().resolve("sha256sums")));
   }

@@ -96,6 +96,22 @@ final class RuntimeImage {
     return env;
   }
 
+  /** Runs the release build from {@link #jar()} into {@code out} under {@code umask}. */
+  static void buildRelease(String umask, Path out) {
+    Command.run(
+            Path.of("."),
+            Map.of("JAVA_HOME", System.getProperty("java.home")),
+            List.of(
+                "sh",
+                "-c",
+                "umask " + umask + " && exec bash \"$0\" \"$@\"",
+                RELEASE_BUILD.toString(),
+                jar().toString(),
+                out.toString()),
+            BUILD_TIME)
+        .ok();
+  }
+
   /** {@code env} with {@code flags} for the launcher to add to the JVM's. */
   static Map<String, String> withJvmFlags(Map<String, String> env, String flags) {
     Map<String, String> with = new java.util.HashMap<>(env);
@@ -164,21 +180,9 @@ final class RuntimeImage {
       }
       Command.run(WORK.getParent(), "rm", "-rf", WORK.toString()).ok();
       Files.createDirectories(WORK);
-      Command.run(
-              Path.of("."),
-              Map.of("JAVA_HOME", System.getProperty("java.home")),
-              // Under an owner-only umask, as a test JVM that ran the agent has: the artefacts'
-              // modes must not depend on it (ReproducibleReleaseIT's build runs under the usual
-              // 022).
-              List.of(
-                  "sh",
-                  "-c",
-                  "umask 077 && exec bash \"$0\" \"$@\"",
-                  RELEASE_BUILD.toString(),
-                  jar().toString(),
-                  WORK.resolve("release").toString()),
-              BUILD_TIME)
-          .ok();
+      // Under an owner-only umask, as a test JVM that ran the agent has: the artefacts' modes
+      // must not depend on it (ReproducibleReleaseIT's build runs under the usual 022).
+      buildRelease("077", WORK.resolve("release"));
       Path tree =
           extract(
               only(WORK.resolve("release"), "acceld-*-linux-*.tar.gz"), WORK.resolve("extracted"));

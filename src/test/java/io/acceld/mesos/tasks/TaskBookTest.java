@@ -506,7 +506,7 @@ class TaskBookTest {
         java.util.Base64.getEncoder()
             .encodeToString(task("bad").toByteArray())
             .getBytes(java.nio.charset.StandardCharsets.US_ASCII);
-    int at = indexOf(content, marker);
+    int at = JournalBytes.indexOf(content, marker);
     content[at + 2] ^= 0x01;
     Files.write(journal, content);
 
@@ -522,18 +522,5 @@ class TaskBookTest {
         .isEqualTo(TaskState.TASK_RUNNING);
     assertThat(Files.exists(journal.resolveSibling(journal.getFileName() + ".damaged"))).isTrue();
     assertThat(ledger.current().isLeased(GPU1)).as("its process still runs").isTrue();
-  }
-
-  private static int indexOf(byte[] haystack, byte[] needle) {
-    outer:
-    for (int i = 0; i + needle.length <= haystack.length; i++) {
-      for (int k = 0; k < needle.length; k++) {
-        if (haystack[i + k] != needle[k]) {
-          continue outer;
-        }
-      }
-      return i;
-    }
-    throw new AssertionError("not found");
   }
 }

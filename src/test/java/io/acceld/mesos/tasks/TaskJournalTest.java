@@ -160,7 +160,7 @@ class TaskJournalTest {
     Path file = j.journalFile();
     j.close();
     byte[] content = Files.readAllBytes(file);
-    int at = indexOf(content, bytes("second"));
+    int at = JournalBytes.indexOf(content, bytes("second"));
     content[at] ^= 0x01;
     Files.write(file, content);
 
@@ -180,7 +180,7 @@ class TaskJournalTest {
     Path file = j.journalFile();
     j.close();
     byte[] content = Files.readAllBytes(file);
-    content[indexOf(content, bytes("second"))] ^= 0x01;
+    content[JournalBytes.indexOf(content, bytes("second"))] ^= 0x01;
     Files.write(file, content);
 
     assertThat(text(open().rows())).containsExactly(Map.entry("a", "first"));
@@ -330,18 +330,5 @@ class TaskJournalTest {
     try (var files = Files.list(dir)) {
       return files.filter(f -> f.getFileName().toString().startsWith("journal-")).toList();
     }
-  }
-
-  private static int indexOf(byte[] haystack, byte[] needle) {
-    outer:
-    for (int i = 0; i + needle.length <= haystack.length; i++) {
-      for (int k = 0; k < needle.length; k++) {
-        if (haystack[i + k] != needle[k]) {
-          continue outer;
-        }
-      }
-      return i;
-    }
-    throw new AssertionError("not found");
   }
 }
