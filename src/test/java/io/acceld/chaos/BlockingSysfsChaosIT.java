@@ -3,6 +3,7 @@ package io.acceld.chaos;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.acceld.testing.Eventually;
+import io.acceld.testing.Waits;
 import io.acceld.testing.kubelet.DeviceState;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -91,7 +92,7 @@ class BlockingSysfsChaosIT {
       Duration allocate = Duration.ofNanos(System.nanoTime() - t0);
       assertThat(allocate)
           .as(what + ": Allocate while discovery is stuck")
-          .isLessThan(Duration.ofSeconds(1));
+          .isLessThan(Waits.scaled(Duration.ofSeconds(1)));
       assertThat(node.kubelet.devices(GPU)).as(what).hasSize(8).allMatch(DeviceState::healthy);
 
       // The read is abandoned at its deadline: alive again, the GPU still listed, and /healthz

@@ -6,6 +6,7 @@ import io.acceld.simulate.FixtureNode;
 import io.acceld.simulate.FixtureVariants;
 import io.acceld.testing.Eventually;
 import io.acceld.testing.LogCapture;
+import io.acceld.testing.Waits;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.StandardOpenOption;
@@ -90,7 +91,9 @@ class SysfsPciScannerTest {
     Path vendor = sysfs.resolve("bus/pci/devices/0000:41:00.0").toRealPath().resolve("vendor");
     fifo(numa);
     fifo(vendor);
-    SysfsPciScanner scanner = new SysfsPciScanner(sysfs, Duration.ofMillis(300));
+    // Scaled: on a loaded machine reading a device's other attributes may itself take a while
+    Duration deadline = Waits.scaled(Duration.ofMillis(300));
+    SysfsPciScanner scanner = new SysfsPciScanner(sysfs, deadline);
 
     try (LogCapture logs = LogCapture.of(SysfsPciScanner.class)) {
       List<PciDevice> all = scanner.scan();
@@ -117,10 +120,10 @@ class SysfsPciScannerTest {
                     .startsWith("reading " + numa + " for 0000:c1:00.0 timed out since 20"))
         .anySatisfy(l -> assertThat(l).startsWith("reading " + vendor + " for 0000:41:00.0"));
 
-    // the next scan does not wait on the files still blocked
+    // the next scan does not wait on the files still blocked: waiting would cost a deadline
     long start = System.nanoTime();
     assertThat(scanner.scan()).extracting(PciDevice::address).contains("0000:c1:00.0");
-    assertThat(Duration.ofNanos(System.nanoTime() - start)).isLessThan(Duration.ofMillis(250));
+    assertThat(Duration.ofNanos(System.nanoTime() - start)).isLessThan(deadline);
 
     // once the attribute answers, it is read again
     unblock(numa);
@@ -148,7 +151,8 @@ class SysfsPciScannerTest {
     Path sysfs = node.tree().sysfsRoot();
     Path numa = sysfs.resolve("bus/pci/devices/0000:c1:00.0").toRealPath().resolve("numa_node");
     fifo(numa);
-    SysfsPciScanner scanner = new SysfsPciScanner(sysfs, Duration.ofMillis(200));
+    // Scaled, as above: a device read past the deadline on a busy core would be left out
+    SysfsPciScanner scanner = new SysfsPciScanner(sysfs, Waits.scaled(Duration.ofMillis(200)));
     try (LogCapture logs = LogCapture.of(SysfsPciScanner.class)) {
       scanner.scan(); // the one read that blocks, and its thread
       long threadsBefore = sysfsReaders();
