@@ -341,32 +341,14 @@ class TaskBookTest {
     launch(framework(), "t1", GPU0);
     launch(framework(), "t2", GPU1);
     book.close();
-    java.util.concurrent.CountDownLatch inForce = new java.util.concurrent.CountDownLatch(1);
-    java.util.concurrent.CountDownLatch release = new java.util.concurrent.CountDownLatch(1);
-    java.util.concurrent.atomic.AtomicBoolean armed =
-        new java.util.concurrent.atomic.AtomicBoolean();
-    book =
-        TaskBook.open(
-            dir,
-            ledger,
-            clock,
-            RETRY,
-            () -> {
-              if (armed.compareAndSet(true, false)) {
-                inForce.countDown();
-                try {
-                  release.await();
-                } catch (InterruptedException e) {
-                  throw new java.io.IOException(e);
-                }
-              }
-            });
+    HeldForce held = new HeldForce();
+    book = TaskBook.open(dir, ledger, clock, RETRY, held);
     book.attach(forwarder);
-    armed.set(true);
+    held.arm();
     var pool = java.util.concurrent.Executors.newFixedThreadPool(2);
     try {
       var first = pool.submit(() -> book.update(FW, status("t1", TaskState.TASK_STARTING, 1)));
-      assertThat(inForce.await(30, java.util.concurrent.TimeUnit.SECONDS)).isTrue();
+      assertThat(held.awaitHeld()).isTrue();
       // t2's update arrives while t1's force is on the disk: it is not held up by the book's lock.
       var second = pool.submit(() -> book.update(FW, status("t2", TaskState.TASK_STARTING, 2)));
       Eventually.await(
@@ -380,7 +362,7 @@ class TaskBookTest {
       assertThat(first.isDone()).as("t1's update waits for its force").isFalse();
       assertThat(second.isDone()).isFalse();
 
-      release.countDown();
+      held.release();
       first.get(30, java.util.concurrent.TimeUnit.SECONDS);
       second.get(30, java.util.concurrent.TimeUnit.SECONDS);
     } finally {

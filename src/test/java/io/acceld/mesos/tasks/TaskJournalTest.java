@@ -14,7 +14,6 @@ import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
@@ -60,24 +59,10 @@ class TaskJournalTest {
 
   @Test
   void writersThatArriveDuringAForceShareTheNextOne() throws Exception {
-    CountDownLatch inForce = new CountDownLatch(1);
-    CountDownLatch release = new CountDownLatch(1);
-    AtomicBoolean armed = new AtomicBoolean();
-    TaskJournal j =
-        open(
-            TaskJournal.COMPACT_BYTES,
-            () -> {
-              if (armed.compareAndSet(true, false)) {
-                inForce.countDown();
-                try {
-                  release.await();
-                } catch (InterruptedException e) {
-                  throw new IOException(e);
-                }
-              }
-            });
+    HeldForce held = new HeldForce();
+    TaskJournal j = open(TaskJournal.COMPACT_BYTES, held);
     long before = j.forces();
-    armed.set(true);
+    held.arm();
     ExecutorService pool = Executors.newFixedThreadPool(9);
     try {
       List<Future<?>> done = new ArrayList<>();
@@ -87,7 +72,7 @@ class TaskJournalTest {
                 put(j, "leader", "v");
                 return null;
               }));
-      assertThat(inForce.await(30, TimeUnit.SECONDS)).isTrue();
+      assertThat(held.awaitHeld()).isTrue();
       for (int i = 0; i < 8; i++) {
         String key = "follower-" + i;
         done.add(
@@ -99,7 +84,7 @@ class TaskJournalTest {
       }
       // Every follower's record is buffered behind the force in flight.
       Eventually.await("eight records behind the first", () -> j.appended() == 9);
-      release.countDown();
+      held.release();
       for (Future<?> f : done) {
         f.get(30, TimeUnit.SECONDS);
       }
