@@ -190,7 +190,11 @@ class MesosKillNineIT {
       assertThat(survivorGpu).isNotEqualTo(victimGpu);
       kubelet.awaitDevices(GPU, d -> heldExactly(d, Set.of(survivorGpu, victimGpu)), WAIT);
       for (Path pidFile : pidFiles.values()) {
-        kubelet.awaitCondition("the task wrote its pid", () -> Files.exists(pidFile), WAIT);
+        // The shell creates the file before echo writes the pid into it: await the whole line.
+        kubelet.awaitCondition(
+            "the task wrote its pid",
+            () -> Files.exists(pidFile) && readOrEmpty(pidFile).endsWith("\n"),
+            WAIT);
         taskPids.add(Long.parseLong(Files.readString(pidFile).strip()));
       }
 
@@ -230,6 +234,14 @@ class MesosKillNineIT {
       long survivorPid = taskPids.get(new ArrayList<>(pidFiles.keySet()).indexOf("survivor"));
       ProcessHandle.of(survivorPid).ifPresent(h -> h.onExit().join());
       kubelet.awaitDevices(GPU, d -> heldExactly(d, Set.of()), WAIT);
+    }
+  }
+
+  private static String readOrEmpty(Path file) {
+    try {
+      return Files.readString(file);
+    } catch (java.io.IOException e) {
+      return "";
     }
   }
 }
