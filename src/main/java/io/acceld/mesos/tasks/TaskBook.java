@@ -300,7 +300,7 @@ public final class TaskBook implements StatusSink, AutoCloseable {
       try {
         seq = retiring ? checkpoint.delete(e) : checkpoint.write(e);
       } catch (IOException ex) {
-        throw new UncheckedIOException("could not checkpoint the status of task " + key.name(), ex);
+        throw notDurable("the status of task", key, ex);
       }
       if (sendHead) {
         e.headSeq = seq;
@@ -311,7 +311,7 @@ public final class TaskBook implements StatusSink, AutoCloseable {
     } catch (IOException ex) {
       // The status stays in memory, as the executor may send it again; it is not sent up (nor the
       // lease released) by this call, since it is not durable.
-      throw new UncheckedIOException("could not checkpoint the status of task " + key.name(), ex);
+      throw notDurable("the status of task", key, ex);
     }
     if (retiring) {
       synchronized (lock) {
@@ -383,7 +383,7 @@ public final class TaskBook implements StatusSink, AutoCloseable {
         seq = retiring ? checkpoint.delete(e) : checkpoint.write(e);
       } catch (IOException ex) {
         e.pending.addFirst(acknowledged);
-        throw new UncheckedIOException("could not checkpoint the acknowledgement of " + key, ex);
+        throw notDurable("the acknowledgement of task", key, ex);
       }
       // The next head was recorded before this record: sendable once this one is durable.
       e.headSeq = seq;
@@ -407,7 +407,7 @@ public final class TaskBook implements StatusSink, AutoCloseable {
           }
         }
       }
-      lost = new UncheckedIOException("could not checkpoint the acknowledgement of " + key, ex);
+      lost = notDurable("the acknowledgement of task", key, ex);
     }
     boolean next;
     synchronized (lock) {
@@ -661,6 +661,16 @@ public final class TaskBook implements StatusSink, AutoCloseable {
 
   private Backoff backoff() {
     return new Backoff(firstRetry, MAX_RETRY);
+  }
+
+  /**
+   * A change of {@code key}'s row that did not reach the disk. The task's name is a scheduler's
+   * text, quoted and escaped, since the message ends up in logs and HTTP answers.
+   */
+  private static UncheckedIOException notDurable(
+      String what, Holder.MesosTask key, IOException cause) {
+    return new UncheckedIOException(
+        "could not checkpoint " + what + " " + ClientText.quote(key.name()), cause);
   }
 
   private double now() {
