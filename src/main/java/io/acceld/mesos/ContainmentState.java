@@ -1,12 +1,13 @@
 package io.acceld.mesos;
 
-import com.fasterxml.jackson.databind.ObjectMapper;
-import com.fasterxml.jackson.databind.node.ArrayNode;
-import com.fasterxml.jackson.databind.node.ObjectNode;
+import com.fasterxml.jackson.core.JsonParseException;
 import io.acceld.mesos.containment.FenceDescription;
-import java.io.IOException;
-import java.io.UncheckedIOException;
+import io.acceld.util.JsonTrees;
+import java.nio.charset.StandardCharsets;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Map;
 
 /**
  * {@code GET /state} with each container's containment added as {@code "containers"}: its cgroup
@@ -14,36 +15,41 @@ import java.util.List;
  * reading cgroupfs.
  */
 final class ContainmentState {
-  private static final ObjectMapper JSON = new ObjectMapper();
-
   private ContainmentState() {}
 
+  @SuppressWarnings("unchecked")
   static String render(String masterState, List<FenceDescription> fences) {
+    Map<String, Object> state;
     try {
-      ObjectNode state = (ObjectNode) JSON.readTree(masterState);
-      ArrayNode containers = state.putArray("containers");
-      for (FenceDescription f : fences) {
-        ObjectNode c = containers.addObject();
-        c.put("container_id", f.containerId());
-        c.put("cgroup_version", f.cgroupVersion());
-        f.cgroups().forEach(c.putArray("cgroups")::add);
-        f.user()
-            .ifPresent(
-                u ->
-                    c.putObject("user")
-                        .put("name", u.name())
-                        .put("uid", u.uid())
-                        .put("gid", u.gid()));
-        ObjectNode limits = c.putObject("limits");
-        limits.put("memory_bytes", f.limits().memoryBytes());
-        limits.put("cpus", f.limits().cpus());
-        limits.put("cpu_quota", f.limits().cpuQuota());
-        f.isolation().forEach(c.putArray("isolation")::add);
-        f.deniedDevices().forEach(c.putArray("denied_devices")::add);
-      }
-      return JSON.writeValueAsString(state);
-    } catch (IOException e) {
-      throw new UncheckedIOException(e);
+      state = (Map<String, Object>) JsonTrees.parse(masterState.getBytes(StandardCharsets.UTF_8));
+    } catch (JsonParseException e) {
+      throw new IllegalStateException("the master's own /state is not JSON", e);
     }
+    List<Object> containers = new ArrayList<>();
+    for (FenceDescription f : fences) {
+      Map<String, Object> c = new LinkedHashMap<>();
+      c.put("container_id", f.containerId());
+      c.put("cgroup_version", f.cgroupVersion());
+      c.put("cgroups", f.cgroups());
+      f.user()
+          .ifPresent(
+              u -> {
+                Map<String, Object> user = new LinkedHashMap<>();
+                user.put("name", u.name());
+                user.put("uid", u.uid());
+                user.put("gid", u.gid());
+                c.put("user", user);
+              });
+      Map<String, Object> limits = new LinkedHashMap<>();
+      limits.put("memory_bytes", f.limits().memoryBytes());
+      limits.put("cpus", f.limits().cpus());
+      limits.put("cpu_quota", f.limits().cpuQuota());
+      c.put("limits", limits);
+      c.put("isolation", f.isolation());
+      c.put("denied_devices", f.deniedDevices());
+      containers.add(c);
+    }
+    state.put("containers", containers);
+    return new String(JsonTrees.render(state, false), StandardCharsets.UTF_8);
   }
 }

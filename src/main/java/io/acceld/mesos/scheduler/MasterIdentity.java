@@ -1,14 +1,15 @@
 package io.acceld.mesos.scheduler;
 
-import com.fasterxml.jackson.databind.JsonNode;
-import com.fasterxml.jackson.databind.ObjectMapper;
-import com.fasterxml.jackson.databind.node.ObjectNode;
+import com.fasterxml.jackson.core.JsonParseException;
 import io.acceld.util.AtomicFiles;
 import io.acceld.util.GuardedBy;
+import io.acceld.util.JsonTrees;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.LinkedHashMap;
 import java.util.Locale;
+import java.util.Map;
 import java.util.UUID;
 
 /**
@@ -19,7 +20,6 @@ import java.util.UUID;
 final class MasterIdentity {
   private final Path file;
   private final String masterId;
-  private final ObjectMapper json = new ObjectMapper();
 
   @GuardedBy("this")
   private long nextFramework;
@@ -34,12 +34,18 @@ final class MasterIdentity {
     AtomicFiles.createDirectories(dir, AtomicFiles.DIRECTORY_OWNER_ONLY);
     Path file = dir.resolve("master.json");
     if (Files.exists(file)) {
-      JsonNode root = new ObjectMapper().readTree(file.toFile());
-      String id = root == null ? "" : root.path("master_id").asText("");
-      if (id.isEmpty()) {
+      Object root;
+      try {
+        root = JsonTrees.parse(Files.readAllBytes(file));
+      } catch (JsonParseException e) {
+        throw new IOException(file + " is not JSON (" + e.getOriginalMessage() + ")", e);
+      }
+      Map<?, ?> fields = root instanceof Map<?, ?> m ? m : Map.of();
+      if (!(fields.get("master_id") instanceof String id) || id.isEmpty()) {
         throw new IOException(file + " has no master_id; remove it to start as a new agent");
       }
-      return new MasterIdentity(file, id, root.path("next_framework").asLong(0));
+      long next = fields.get("next_framework") instanceof Long n ? n : 0;
+      return new MasterIdentity(file, id, next);
     }
     MasterIdentity fresh = new MasterIdentity(file, UUID.randomUUID().toString(), 0);
     fresh.save();
@@ -64,9 +70,9 @@ final class MasterIdentity {
   }
 
   private synchronized void save() throws IOException {
-    ObjectNode root = json.createObjectNode();
+    Map<String, Object> root = new LinkedHashMap<>();
     root.put("master_id", masterId);
     root.put("next_framework", nextFramework);
-    AtomicFiles.write(file, json.writeValueAsBytes(root), AtomicFiles.OWNER_ONLY);
+    AtomicFiles.write(file, JsonTrees.render(root, false), AtomicFiles.OWNER_ONLY);
   }
 }

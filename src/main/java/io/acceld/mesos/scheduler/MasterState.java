@@ -1,15 +1,14 @@
 package io.acceld.mesos.scheduler;
 
-import com.fasterxml.jackson.core.JsonProcessingException;
-import com.fasterxml.jackson.databind.ObjectMapper;
-import com.fasterxml.jackson.databind.node.ArrayNode;
-import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.acceld.inventory.Device;
 import io.acceld.ledger.Availability;
 import io.acceld.mesos.tasks.TaskView;
 import io.acceld.proto.mesos.v1.AgentInfo;
 import io.acceld.proto.mesos.v1.FrameworkInfo;
 import io.acceld.proto.mesos.v1.MasterInfo;
+import io.acceld.util.JsonTrees;
+import java.nio.charset.StandardCharsets;
+import java.util.ArrayList;
 import java.util.Collection;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -23,8 +22,6 @@ import java.util.TreeMap;
  * completed_tasks}); {@code devices} is ours.
  */
 final class MasterState {
-  private static final ObjectMapper JSON = new ObjectMapper();
-
   private MasterState() {}
 
   static String render(
@@ -37,11 +34,12 @@ final class MasterState {
       List<OutstandingOffer> offers,
       List<TaskView> tasks,
       List<TaskView> completed) {
-    ObjectNode root = JSON.createObjectNode();
+    Map<String, Object> root = new LinkedHashMap<>();
     root.put("id", master.getId());
     root.put("version", MesosMaster.MESOS_VERSION);
     root.put("hostname", master.getHostname());
-    ObjectNode a = root.putObject("agent");
+    Map<String, Object> a = new LinkedHashMap<>();
+    root.put("agent", a);
     a.put("id", agent.getId().getValue());
     a.put("hostname", agent.getHostname());
     a.put("port", agent.getPort());
@@ -52,81 +50,74 @@ final class MasterState {
       totalDevices.merge(name, 1, Integer::sum);
       freeDevices.merge(name, availability.isAvailable(d) ? 1 : 0, Integer::sum);
     }
-    resources(a.putObject("resources"), nodeScalars, totalDevices);
-    resources(a.putObject("free_resources"), freeScalars, freeDevices);
+    a.put("resources", resources(nodeScalars, totalDevices));
+    a.put("free_resources", resources(freeScalars, freeDevices));
 
-    Map<String, ArrayNode> tasksByFramework = new LinkedHashMap<>();
-    Map<String, ArrayNode> completedByFramework = new LinkedHashMap<>();
-    ArrayNode fws = root.putArray("frameworks");
-    Map<String, ObjectNode> byId = new LinkedHashMap<>();
+    List<Object> fws = new ArrayList<>();
+    root.put("frameworks", fws);
+    Map<String, Map<String, Object>> byId = new LinkedHashMap<>();
     for (Framework fw : frameworks) {
-      ObjectNode f = fws.addObject();
+      Map<String, Object> f = new LinkedHashMap<>();
+      fws.add(f);
       byId.put(fw.name(), f);
       f.put("id", fw.name());
       f.put("name", fw.info.getName());
       f.put("connected", fw.isConnected());
-      ArrayNode roles = f.putArray("roles");
-      fw.roles().forEach(roles::add);
-      ArrayNode caps = f.putArray("capabilities");
+      f.put("roles", List.copyOf(fw.roles()));
+      List<Object> caps = new ArrayList<>();
       for (FrameworkInfo.Capability c : fw.info.getCapabilitiesList()) {
         caps.add(c.getType().name());
       }
-      ArrayNode offered = f.putArray("offers");
-      offers.stream().filter(o -> o.framework().equals(fw.id)).forEach(o -> offered.add(o.id()));
+      f.put("capabilities", caps);
+      f.put(
+          "offers",
+          offers.stream().filter(o -> o.framework().equals(fw.id)).map(o -> o.id()).toList());
     }
     for (TaskView t : tasks) {
-      ObjectNode f = byId.computeIfAbsent(t.frameworkId(), id -> orphan(fws, id));
-      arrayOf(tasksByFramework, f, "tasks").add(task(t));
+      listOf(byId.computeIfAbsent(t.frameworkId(), id -> orphan(fws, id)), "tasks").add(task(t));
     }
     for (TaskView t : completed) {
-      ObjectNode f = byId.computeIfAbsent(t.frameworkId(), id -> orphan(fws, id));
-      arrayOf(completedByFramework, f, "completed_tasks").add(task(t));
+      listOf(byId.computeIfAbsent(t.frameworkId(), id -> orphan(fws, id)), "completed_tasks")
+          .add(task(t));
     }
     byId.values()
         .forEach(
             f -> {
-              if (!f.has("tasks")) {
-                f.putArray("tasks");
-              }
-              if (!f.has("completed_tasks")) {
-                f.putArray("completed_tasks");
-              }
+              listOf(f, "tasks");
+              listOf(f, "completed_tasks");
             });
-    try {
-      return JSON.writeValueAsString(root);
-    } catch (JsonProcessingException e) {
-      throw new IllegalStateException("a tree of plain nodes always serialises", e);
-    }
+    return new String(JsonTrees.render(root, false), StandardCharsets.UTF_8);
   }
 
   /** A framework the book has tasks of but the master does not know (not re-subscribed yet). */
-  private static ObjectNode orphan(ArrayNode fws, String id) {
-    ObjectNode f = fws.addObject();
+  private static Map<String, Object> orphan(List<Object> fws, String id) {
+    Map<String, Object> f = new LinkedHashMap<>();
     f.put("id", id);
     f.put("connected", false);
+    fws.add(f);
     return f;
   }
 
-  private static ArrayNode arrayOf(Map<String, ArrayNode> cache, ObjectNode f, String field) {
-    return cache.computeIfAbsent(f.get("id").asText() + "/" + field, k -> f.putArray(field));
+  @SuppressWarnings("unchecked")
+  private static List<Object> listOf(Map<String, Object> f, String field) {
+    return (List<Object>) f.computeIfAbsent(field, k -> new ArrayList<>());
   }
 
-  private static ObjectNode task(TaskView t) {
-    ObjectNode n = JSON.createObjectNode();
+  private static Map<String, Object> task(TaskView t) {
+    Map<String, Object> n = new LinkedHashMap<>();
     n.put("id", t.taskId());
     n.put("name", t.task().getName());
     n.put("framework_id", t.frameworkId());
     n.put("executor_id", t.executor().getValue());
     n.put("state", t.state().name());
-    ArrayNode devices = n.putArray("devices");
-    t.deviceIds().forEach(devices::add);
-    resources(
-        n.putObject("resources"), Quantities.ofScalars(t.task().getResourcesList()), Map.of());
+    n.put("devices", List.copyOf(t.deviceIds()));
+    n.put("resources", resources(Quantities.ofScalars(t.task().getResourcesList()), Map.of()));
     return n;
   }
 
-  private static void resources(ObjectNode n, Quantities scalars, Map<String, Integer> devices) {
-    scalars.amounts().forEach(n::put);
-    devices.forEach(n::put);
+  private static Map<String, Object> resources(Quantities scalars, Map<String, Integer> devices) {
+    Map<String, Object> n = new LinkedHashMap<>(scalars.amounts());
+    n.putAll(devices);
+    return n;
   }
 }

@@ -1,9 +1,6 @@
 package io.acceld.mesos.tasks;
 
-import com.fasterxml.jackson.databind.JsonNode;
-import com.fasterxml.jackson.databind.ObjectMapper;
-import com.fasterxml.jackson.databind.node.ArrayNode;
-import com.fasterxml.jackson.databind.node.ObjectNode;
+import com.fasterxml.jackson.core.JsonParseException;
 import com.google.protobuf.InvalidProtocolBufferException;
 import io.acceld.proto.mesos.v1.ExecutorID;
 import io.acceld.proto.mesos.v1.ExecutorInfo;
@@ -11,6 +8,7 @@ import io.acceld.proto.mesos.v1.FrameworkInfo;
 import io.acceld.proto.mesos.v1.TaskInfo;
 import io.acceld.proto.mesos.v1.TaskStatus;
 import io.acceld.util.AtomicFiles;
+import io.acceld.util.JsonTrees;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.charset.StandardCharsets;
@@ -69,7 +67,6 @@ final class TaskCheckpoint implements AutoCloseable {
 
   private final Path dir;
   private final Clock clock;
-  private final ObjectMapper json = new ObjectMapper();
   private final TaskJournal journal;
   private final List<Row> restored;
   private volatile Failing failing;
@@ -185,19 +182,17 @@ final class TaskCheckpoint implements AutoCloseable {
     return keyOf(e.framework.getId().getValue(), e.task.getTaskId().getValue());
   }
 
-  private byte[] encodeRow(TaskEntry e) throws IOException {
-    ObjectNode root = json.createObjectNode();
+  private static byte[] encodeRow(TaskEntry e) {
+    Map<String, Object> root = new LinkedHashMap<>();
     root.put("format", FORMAT);
     root.put("framework", encode(e.framework.toByteArray()));
     root.put("task", encode(e.task.toByteArray()));
     root.put("executor_id", e.executor.getValue());
     e.executorInfo.ifPresent(x -> root.put("executor_info", encode(x.toByteArray())));
-    ArrayNode devices = root.putArray("devices");
-    e.deviceIds.forEach(devices::add);
+    root.put("devices", List.copyOf(e.deviceIds));
     root.put("latest", encode(e.latest.toByteArray()));
-    ArrayNode pending = root.putArray("pending");
-    e.pending.forEach(s -> pending.add(encode(s.toByteArray())));
-    return json.writeValueAsBytes(root);
+    root.put("pending", e.pending.stream().map(s -> encode(s.toByteArray())).toList());
+    return JsonTrees.render(root, false);
   }
 
   private static List<Path> legacyFiles(Path dir) throws IOException {
@@ -246,43 +241,62 @@ final class TaskCheckpoint implements AutoCloseable {
     return rows;
   }
 
-  private Row decodeRow(byte[] bytes, String what) throws IOException {
+  private static Row decodeRow(byte[] bytes, String what) throws IOException {
     try {
-      JsonNode root;
+      Map<?, ?> root;
       try {
-        root = json.readTree(bytes);
-      } catch (com.fasterxml.jackson.core.JacksonException e) {
+        root = JsonTrees.parse(bytes) instanceof Map<?, ?> m ? m : Map.of();
+      } catch (JsonParseException e) {
         throw new IOException(what + " is not JSON", e);
       }
-      if (root == null || root.path("format").asInt() != FORMAT) {
+      if (!(root.get("format") instanceof Long format) || format != FORMAT) {
         throw new IOException("unknown task checkpoint format in " + what);
       }
       List<String> devices = new ArrayList<>();
-      root.path("devices").forEach(d -> devices.add(d.asText()));
-      List<TaskStatus> pending = new ArrayList<>();
-      for (JsonNode s : root.path("pending")) {
-        pending.add(TaskStatus.parseFrom(decode(s)));
+      for (Object d : list(root, "devices")) {
+        devices.add(text(d, "devices", what));
       }
+      List<TaskStatus> pending = new ArrayList<>();
+      for (Object s : list(root, "pending")) {
+        pending.add(TaskStatus.parseFrom(decode(text(s, "pending", what))));
+      }
+      Object executorInfo = root.get("executor_info");
       return new Row(
-          FrameworkInfo.parseFrom(decode(root.path("framework"))),
-          TaskInfo.parseFrom(decode(root.path("task"))),
-          ExecutorID.newBuilder().setValue(root.path("executor_id").asText()).build(),
-          root.hasNonNull("executor_info")
-              ? Optional.of(ExecutorInfo.parseFrom(decode(root.path("executor_info"))))
-              : Optional.empty(),
+          FrameworkInfo.parseFrom(decode(field(root, "framework", what))),
+          TaskInfo.parseFrom(decode(field(root, "task", what))),
+          ExecutorID.newBuilder().setValue(field(root, "executor_id", what)).build(),
+          executorInfo == null
+              ? Optional.empty()
+              : Optional.of(
+                  ExecutorInfo.parseFrom(decode(text(executorInfo, "executor_info", what)))),
           devices,
-          TaskStatus.parseFrom(decode(root.path("latest"))),
+          TaskStatus.parseFrom(decode(field(root, "latest", what))),
           pending);
     } catch (InvalidProtocolBufferException | IllegalArgumentException e) {
       throw new IOException(what + " is damaged: " + e.getMessage(), e);
     }
   }
 
+  private static List<?> list(Map<?, ?> root, String key) {
+    return root.get(key) instanceof List<?> l ? l : List.of();
+  }
+
+  private static String field(Map<?, ?> root, String key, String what) throws IOException {
+    return text(root.get(key), key, what);
+  }
+
+  private static String text(Object value, String key, String what) throws IOException {
+    if (value instanceof String s) {
+      return s;
+    }
+    throw new IOException(what + " is damaged: '" + key + "' is not a string");
+  }
+
   private static String encode(byte[] bytes) {
     return Base64.getEncoder().encodeToString(bytes);
   }
 
-  private static byte[] decode(JsonNode node) {
-    return Base64.getDecoder().decode(node.asText());
+  private static byte[] decode(String base64) {
+    return Base64.getDecoder().decode(base64);
   }
 }

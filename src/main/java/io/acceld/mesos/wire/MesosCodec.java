@@ -32,7 +32,7 @@ public final class MesosCodec {
       throws CallDecodeException {
     switch (type) {
       case JSON -> {
-        com.fasterxml.jackson.databind.JsonNode json;
+        Object json;
         try {
           json = MesosJson.readTree(body);
         } catch (JsonProcessingException e) {
@@ -41,7 +41,7 @@ public final class MesosCodec {
         } catch (IOException e) {
           throw new CallDecodeException("Failed to parse body into JSON: " + e.getMessage());
         }
-        if (json == null || json.isMissingNode()) {
+        if (json == null) {
           throw new CallDecodeException("Failed to parse body into JSON: empty body");
         }
         try {

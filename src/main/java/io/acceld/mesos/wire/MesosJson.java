@@ -1,14 +1,13 @@
 package io.acceld.mesos.wire;
 
 import com.fasterxml.jackson.core.JsonFactory;
+import com.fasterxml.jackson.core.JsonGenerator;
+import com.fasterxml.jackson.core.JsonParseException;
+import com.fasterxml.jackson.core.JsonParser;
 import com.fasterxml.jackson.core.JsonProcessingException;
+import com.fasterxml.jackson.core.JsonToken;
+import com.fasterxml.jackson.core.io.JsonStringEncoder;
 import com.fasterxml.jackson.core.json.JsonWriteFeature;
-import com.fasterxml.jackson.databind.DeserializationFeature;
-import com.fasterxml.jackson.databind.JsonNode;
-import com.fasterxml.jackson.databind.ObjectMapper;
-import com.fasterxml.jackson.databind.node.ArrayNode;
-import com.fasterxml.jackson.databind.node.JsonNodeFactory;
-import com.fasterxml.jackson.databind.node.ObjectNode;
 import com.google.protobuf.ByteString;
 import com.google.protobuf.Descriptors.Descriptor;
 import com.google.protobuf.Descriptors.EnumValueDescriptor;
@@ -16,11 +15,15 @@ import com.google.protobuf.Descriptors.FieldDescriptor;
 import com.google.protobuf.Message;
 import com.google.protobuf.MessageOrBuilder;
 import java.io.IOException;
+import java.io.StringWriter;
+import java.io.UncheckedIOException;
 import java.math.BigDecimal;
 import java.math.BigInteger;
 import java.nio.charset.StandardCharsets;
+import java.util.ArrayList;
 import java.util.Base64;
-import java.util.Iterator;
+import java.util.LinkedHashMap;
+import java.util.List;
 import java.util.Map;
 import java.util.regex.Pattern;
 
@@ -46,13 +49,25 @@ import java.util.regex.Pattern;
  * </ul>
  *
  * <p>Driven by the message descriptors, so it covers every Mesos message without per-type code.
+ *
+ * <p>On Jackson's streaming layer alone: messages are written straight to a generator, and a body
+ * is read into plain Java values (an object a {@code Map}, an array a {@code List}, a number a
+ * {@code Long}, {@code BigInteger} or {@code Double}) before it is matched to the descriptor.
+ * jackson-databind's object mapper would be some 300 more classes resident in every agent that runs
+ * the bridge (about 4 MiB, measured in BENCHMARKS.md).
  */
 public final class MesosJson {
-  private static final JsonNodeFactory NODES = JsonNodeFactory.instance;
-  private static final ObjectMapper MAPPER =
-      new ObjectMapper(JsonFactory.builder().enable(JsonWriteFeature.ESCAPE_NON_ASCII).build())
-          // "{...} garbage" is not one JSON document, as it is not for stout
-          .enable(DeserializationFeature.FAIL_ON_TRAILING_TOKENS);
+  /** What a JSON {@code null} reads as, so that it differs from no document at all. */
+  static final Object JSON_NULL =
+      new Object() {
+        @Override
+        public String toString() {
+          return "null";
+        }
+      };
+
+  private static final JsonFactory FACTORY =
+      JsonFactory.builder().enable(JsonWriteFeature.ESCAPE_NON_ASCII).build();
   private static final BigInteger TWO_TO_64 = BigInteger.ONE.shiftLeft(64);
   private static final Pattern DECIMAL =
       Pattern.compile("-?(0|[1-9][0-9]*)(\\.[0-9]+)?([eE][+-]?[0-9]+)?");
@@ -63,11 +78,13 @@ public final class MesosJson {
 
   /** {@code message} as compact, ASCII-only JSON text. */
   public static String print(MessageOrBuilder message) {
-    try {
-      return MAPPER.writeValueAsString(toTree(message));
-    } catch (JsonProcessingException e) {
-      throw new IllegalStateException("cannot write a JSON tree we built", e);
+    StringWriter out = new StringWriter(256);
+    try (JsonGenerator g = FACTORY.createGenerator(out)) {
+      writeMessage(g, message);
+    } catch (IOException e) {
+      throw new UncheckedIOException("writing JSON to memory failed", e);
     }
+    return out.toString();
   }
 
   /** {@link #print} as bytes (ASCII, hence also UTF-8), as an event stream writes them. */
@@ -75,27 +92,30 @@ public final class MesosJson {
     return print(message).getBytes(StandardCharsets.US_ASCII);
   }
 
-  /** {@code message} as a Jackson tree, for callers that embed it in a larger document. */
-  public static ObjectNode toTree(MessageOrBuilder message) {
-    ObjectNode object = NODES.objectNode();
+  private static void writeMessage(JsonGenerator g, MessageOrBuilder message) throws IOException {
+    g.writeStartObject();
     for (FieldDescriptor field : message.getDescriptorForType().getFields()) {
       if (field.isMapField()) {
         if (message.getRepeatedFieldCount(field) > 0) {
-          object.set(field.getName(), printMap(message, field));
+          g.writeFieldName(field.getName());
+          writeMap(g, message, field);
         }
       } else if (field.isRepeated()) {
         int count = message.getRepeatedFieldCount(field);
         if (count > 0) {
-          ArrayNode array = object.putArray(field.getName());
+          g.writeFieldName(field.getName());
+          g.writeStartArray();
           for (int i = 0; i < count; i++) {
-            array.add(printValue(field, message.getRepeatedField(field, i)));
+            writeValue(g, field, message.getRepeatedField(field, i));
           }
+          g.writeEndArray();
         }
       } else if (message.hasField(field) || printsDefault(field)) {
-        object.set(field.getName(), printValue(field, message.getField(field)));
+        g.writeFieldName(field.getName());
+        writeValue(g, field, message.getField(field));
       }
     }
-    return object;
+    g.writeEndObject();
   }
 
   /** stout prints an unset field's default when the proto spells one out and has not retired it. */
@@ -103,70 +123,150 @@ public final class MesosJson {
     return field.hasDefaultValue() && !field.getOptions().getDeprecated();
   }
 
-  private static ObjectNode printMap(MessageOrBuilder message, FieldDescriptor field) {
+  private static void writeMap(JsonGenerator g, MessageOrBuilder message, FieldDescriptor field)
+      throws IOException {
     Descriptor entryType = field.getMessageType();
     FieldDescriptor keyField = entryType.findFieldByNumber(1);
     FieldDescriptor valueField = entryType.findFieldByNumber(2);
-    ObjectNode object = NODES.objectNode();
+    // Keys are unique in a JSON object; a repeated key keeps its first place and its last value,
+    // as a map field itself would.
+    Map<String, Object> entries = new LinkedHashMap<>();
     int count = message.getRepeatedFieldCount(field);
     for (int i = 0; i < count; i++) {
       Message entry = (Message) message.getRepeatedField(field, i);
-      String key = printValue(keyField, entry.getField(keyField)).asText();
-      object.set(key, printValue(valueField, entry.getField(valueField)));
+      entries.put(keyText(keyField, entry.getField(keyField)), entry.getField(valueField));
     }
-    return object;
+    g.writeStartObject();
+    for (Map.Entry<String, Object> e : entries.entrySet()) {
+      g.writeFieldName(e.getKey());
+      writeValue(g, valueField, e.getValue());
+    }
+    g.writeEndObject();
   }
 
-  private static JsonNode printValue(FieldDescriptor field, Object value) {
+  /** A map key (a string, integer or bool field) as the text of a JSON object's key. */
+  private static String keyText(FieldDescriptor field, Object value) {
     return switch (field.getType()) {
-      case MESSAGE, GROUP -> toTree((MessageOrBuilder) value);
-      case ENUM -> NODES.textNode(((EnumValueDescriptor) value).getName());
-      case STRING -> NODES.textNode((String) value);
-      case BYTES ->
-          NODES.textNode(Base64.getEncoder().encodeToString(((ByteString) value).toByteArray()));
-      case BOOL -> NODES.booleanNode((Boolean) value);
-      case INT32, SINT32, SFIXED32 -> NODES.numberNode((Integer) value);
-      case UINT32, FIXED32 -> NODES.numberNode(Integer.toUnsignedLong((Integer) value));
-      case INT64, SINT64, SFIXED64 -> NODES.numberNode((Long) value);
-      case UINT64, FIXED64 -> printUnsigned((Long) value);
-      case DOUBLE -> printDouble((Double) value);
-      case FLOAT -> printDouble(((Float) value).doubleValue());
+      case UINT32, FIXED32 -> Long.toString(Integer.toUnsignedLong((Integer) value));
+      case UINT64, FIXED64 -> Long.toUnsignedString((Long) value);
+      case ENUM -> ((EnumValueDescriptor) value).getName();
+      default -> String.valueOf(value);
     };
   }
 
-  private static JsonNode printUnsigned(long value) {
-    return value >= 0
-        ? NODES.numberNode(value)
-        : NODES.numberNode(BigInteger.valueOf(value).add(TWO_TO_64));
+  private static void writeValue(JsonGenerator g, FieldDescriptor field, Object value)
+      throws IOException {
+    switch (field.getType()) {
+      case MESSAGE, GROUP -> writeMessage(g, (MessageOrBuilder) value);
+      case ENUM -> g.writeString(((EnumValueDescriptor) value).getName());
+      case STRING -> g.writeString((String) value);
+      case BYTES ->
+          g.writeString(Base64.getEncoder().encodeToString(((ByteString) value).toByteArray()));
+      case BOOL -> g.writeBoolean((Boolean) value);
+      case INT32, SINT32, SFIXED32 -> g.writeNumber((Integer) value);
+      case UINT32, FIXED32 -> g.writeNumber(Integer.toUnsignedLong((Integer) value));
+      case INT64, SINT64, SFIXED64 -> g.writeNumber((Long) value);
+      case UINT64, FIXED64 -> {
+        long v = (Long) value;
+        if (v >= 0) {
+          g.writeNumber(v);
+        } else {
+          g.writeNumber(BigInteger.valueOf(v).add(TWO_TO_64));
+        }
+      }
+      case DOUBLE -> writeDouble(g, (Double) value);
+      case FLOAT -> writeDouble(g, ((Float) value).doubleValue());
+    }
   }
 
   /** JSON has no infinities: they are written as the strings the parser takes back. */
-  private static JsonNode printDouble(double value) {
+  private static void writeDouble(JsonGenerator g, double value) throws IOException {
     if (Double.isInfinite(value)) {
-      return NODES.textNode(value > 0 ? "Infinity" : "-Infinity");
+      g.writeString(value > 0 ? "Infinity" : "-Infinity");
+    } else if (Double.isNaN(value)) {
+      g.writeString("NaN");
+    } else {
+      g.writeNumber(value);
     }
-    if (Double.isNaN(value)) {
-      return NODES.textNode("NaN");
-    }
-    return NODES.numberNode(value);
   }
 
   // ---- parsing ----
 
-  /** Parses JSON text; a syntax error is reported as a {@link JsonProcessingException}. */
-  public static JsonNode readTree(byte[] json) throws IOException {
-    return MAPPER.readTree(json);
+  /**
+   * The one JSON document in {@code json} as plain values (see the class comment; a JSON {@code
+   * null} is {@link #JSON_NULL}), or null if there is none (empty or blank input).
+   *
+   * @throws JsonProcessingException for malformed JSON or anything after the document, with
+   *     Jackson's description of what is wrong
+   */
+  static Object readTree(byte[] json) throws IOException {
+    try (JsonParser p = FACTORY.createParser(json)) {
+      JsonToken first = p.nextToken();
+      if (first == null) {
+        return null;
+      }
+      Object value = read(p, first);
+      JsonToken trailing = p.nextToken();
+      if (trailing != null) {
+        // "{...} garbage" is not one JSON document, as it is not for stout
+        throw new JsonParseException(
+            p, "Trailing token (of type " + trailing + ") found after value: not allowed");
+      }
+      return value;
+    }
   }
 
-  /** {@code json} as a message of {@code prototype}'s type. */
+  private static Object read(JsonParser p, JsonToken token) throws IOException {
+    switch (token) {
+      case START_OBJECT -> {
+        // A repeated key keeps its first place and takes the last value, as stout's parser does.
+        Map<String, Object> map = new LinkedHashMap<>();
+        for (JsonToken t = p.nextToken(); t != JsonToken.END_OBJECT; t = p.nextToken()) {
+          String key = p.currentName();
+          map.put(key, read(p, p.nextToken()));
+        }
+        return map;
+      }
+      case START_ARRAY -> {
+        List<Object> list = new ArrayList<>();
+        for (JsonToken t = p.nextToken(); t != JsonToken.END_ARRAY; t = p.nextToken()) {
+          list.add(read(p, t));
+        }
+        return list;
+      }
+      case VALUE_STRING -> {
+        return p.getText();
+      }
+      case VALUE_NUMBER_INT -> {
+        return p.getNumberType() == JsonParser.NumberType.BIG_INTEGER
+            ? p.getBigIntegerValue()
+            : (Object) p.getLongValue();
+      }
+      case VALUE_NUMBER_FLOAT -> {
+        return p.getDoubleValue();
+      }
+      case VALUE_TRUE -> {
+        return Boolean.TRUE;
+      }
+      case VALUE_FALSE -> {
+        return Boolean.FALSE;
+      }
+      case VALUE_NULL -> {
+        return JSON_NULL;
+      }
+      default -> throw new JsonParseException(p, "Unexpected token " + token);
+    }
+  }
+
+  /** {@code json}, as {@link #readTree} gives it, as a message of {@code prototype}'s type. */
   @SuppressWarnings("unchecked")
-  public static <T extends Message> T parse(JsonNode json, T prototype) throws MesosJsonException {
-    if (json == null || !json.isObject()) {
+  public static <T extends Message> T parse(Object json, T prototype) throws MesosJsonException {
+    if (!(json instanceof Map<?, ?> object)) {
       throw new MesosJsonException(
           "Expecting a JSON object, got " + (json == null ? "nothing" : kind(json)));
     }
     Message.Builder builder = prototype.newBuilderForType();
-    parseObject(json, builder);
+    parseObject(object, builder);
     if (!builder.isInitialized()) {
       throw new MesosJsonException(
           "Missing required fields: " + String.join(", ", builder.findInitializationErrors()));
@@ -176,7 +276,7 @@ public final class MesosJson {
 
   /** {@code json} text as a message of {@code prototype}'s type. */
   public static <T extends Message> T parse(String json, T prototype) throws MesosJsonException {
-    JsonNode tree;
+    Object tree;
     try {
       tree = readTree(json.getBytes(StandardCharsets.UTF_8));
     } catch (JsonProcessingException e) {
@@ -187,24 +287,22 @@ public final class MesosJson {
     return parse(tree, prototype);
   }
 
-  private static void parseObject(JsonNode object, Message.Builder builder)
+  private static void parseObject(Map<?, ?> object, Message.Builder builder)
       throws MesosJsonException {
     Descriptor type = builder.getDescriptorForType();
-    Iterator<Map.Entry<String, JsonNode>> entries = object.fields();
-    while (entries.hasNext()) {
-      Map.Entry<String, JsonNode> entry = entries.next();
-      FieldDescriptor field = type.findFieldByName(entry.getKey());
-      JsonNode value = entry.getValue();
-      if (field == null || value.isNull()) {
+    for (Map.Entry<?, ?> entry : object.entrySet()) {
+      FieldDescriptor field = type.findFieldByName((String) entry.getKey());
+      Object value = entry.getValue();
+      if (field == null || value == JSON_NULL) {
         continue; // stout ignores unknown keys; null is "unset"
       }
       if (field.isMapField()) {
         parseMap(field, value, builder);
       } else if (field.isRepeated()) {
-        if (!value.isArray()) {
+        if (!(value instanceof List<?> list)) {
           throw notExpecting(value, field);
         }
-        for (JsonNode element : value) {
+        for (Object element : list) {
           Object parsed = parseValue(field, element, builder);
           if (parsed != null) {
             builder.addRepeatedField(field, parsed);
@@ -219,21 +317,19 @@ public final class MesosJson {
     }
   }
 
-  private static void parseMap(FieldDescriptor field, JsonNode value, Message.Builder builder)
+  private static void parseMap(FieldDescriptor field, Object value, Message.Builder builder)
       throws MesosJsonException {
-    if (!value.isObject()) {
+    if (!(value instanceof Map<?, ?> object)) {
       throw notExpecting(value, field);
     }
     Descriptor entryType = field.getMessageType();
     FieldDescriptor keyField = entryType.findFieldByNumber(1);
     FieldDescriptor valueField = entryType.findFieldByNumber(2);
-    Iterator<Map.Entry<String, JsonNode>> entries = value.fields();
-    while (entries.hasNext()) {
-      Map.Entry<String, JsonNode> pair = entries.next();
+    for (Map.Entry<?, ?> pair : object.entrySet()) {
       Message.Builder entry = builder.newBuilderForField(field);
-      Object key = parseValue(keyField, NODES.textNode(pair.getKey()), entry);
+      Object key = parseValue(keyField, pair.getKey(), entry);
       Object mapped =
-          pair.getValue().isNull() ? null : parseValue(valueField, pair.getValue(), entry);
+          pair.getValue() == JSON_NULL ? null : parseValue(valueField, pair.getValue(), entry);
       if (key != null) {
         entry.setField(keyField, key);
       }
@@ -245,51 +341,51 @@ public final class MesosJson {
   }
 
   /** The field's value from {@code node}; null for an unknown enum name that may be left unset. */
-  private static Object parseValue(FieldDescriptor field, JsonNode node, Message.Builder parent)
+  private static Object parseValue(FieldDescriptor field, Object node, Message.Builder parent)
       throws MesosJsonException {
     switch (field.getType()) {
       case MESSAGE, GROUP -> {
-        if (!node.isObject()) {
+        if (!(node instanceof Map<?, ?> object)) {
           throw notExpecting(node, field);
         }
         Message.Builder child = parent.newBuilderForField(field);
-        parseObject(node, child);
+        parseObject(object, child);
         return child.buildPartial();
       }
       case ENUM -> {
-        if (!node.isTextual()) {
+        if (!(node instanceof String name)) {
           throw notExpecting(node, field);
         }
-        EnumValueDescriptor value = field.getEnumType().findValueByName(node.asText());
+        EnumValueDescriptor value = field.getEnumType().findValueByName(name);
         if (value == null && field.isRequired()) {
           throw new MesosJsonException(
-              "Failed to find enum for '" + node.asText() + "' in field '" + field.getName() + "'");
+              "Failed to find enum for '" + name + "' in field '" + field.getName() + "'");
         }
         return value;
       }
       case STRING -> {
-        if (!node.isTextual()) {
+        if (!(node instanceof String text)) {
           throw notExpecting(node, field);
         }
-        return node.asText();
+        return text;
       }
       case BYTES -> {
-        if (!node.isTextual()) {
+        if (!(node instanceof String text)) {
           throw notExpecting(node, field);
         }
         try {
-          return ByteString.copyFrom(Base64.getDecoder().decode(node.asText()));
+          return ByteString.copyFrom(Base64.getDecoder().decode(text));
         } catch (IllegalArgumentException e) {
           throw new MesosJsonException(
               "Failed to base64-decode field '" + field.getName() + "': " + e.getMessage());
         }
       }
       case BOOL -> {
-        if (node.isBoolean()) {
-          return node.booleanValue();
+        if (node instanceof Boolean b) {
+          return b;
         }
-        if (node.isTextual() && (node.asText().equals("true") || node.asText().equals("false"))) {
-          return Boolean.parseBoolean(node.asText());
+        if (node instanceof String text && (text.equals("true") || text.equals("false"))) {
+          return Boolean.parseBoolean(text);
         }
         throw notExpecting(node, field);
       }
@@ -326,25 +422,31 @@ public final class MesosJson {
   }
 
   private static BigInteger integer(
-      FieldDescriptor field, JsonNode node, BigInteger min, BigInteger max)
+      FieldDescriptor field, Object node, BigInteger min, BigInteger max)
       throws MesosJsonException {
     BigInteger value;
     try {
-      if (node.isIntegralNumber()) {
-        value = node.bigIntegerValue();
-      } else if (node.isNumber()) {
-        if (!Double.isFinite(node.doubleValue())) {
-          throw outOfRange(node.asText(), field);
+      if (node instanceof Long l) {
+        value = BigInteger.valueOf(l);
+      } else if (node instanceof BigInteger b) {
+        value = b;
+      } else if (node instanceof Double d) {
+        if (!Double.isFinite(d)) {
+          throw outOfRange(String.valueOf(d), field);
         }
-        value = exactInteger(node.decimalValue(), field);
-      } else if (node.isTextual() && DECIMAL.matcher(node.asText()).matches()) {
-        value = exactInteger(new BigDecimal(node.asText()), field);
+        value = exactInteger(BigDecimal.valueOf(d), field);
+      } else if (node instanceof String text && DECIMAL.matcher(text).matches()) {
+        value = exactInteger(new BigDecimal(text), field);
       } else {
         throw notExpecting(node, field);
       }
     } catch (ArithmeticException e) {
       throw new MesosJsonException(
-          "Failed to convert " + node + " to an integer for field '" + field.getName() + "'");
+          "Failed to convert "
+              + display(node)
+              + " to an integer for field '"
+              + field.getName()
+              + "'");
     }
     if (value.compareTo(min) < 0 || value.compareTo(max) > 0) {
       throw outOfRange(value.toString(), field);
@@ -377,12 +479,11 @@ public final class MesosJson {
         "Value " + value + " is out of range for field '" + field.getName() + "'");
   }
 
-  private static double floating(FieldDescriptor field, JsonNode node) throws MesosJsonException {
-    if (node.isNumber()) {
-      return node.doubleValue();
+  private static double floating(FieldDescriptor field, Object node) throws MesosJsonException {
+    if (node instanceof Number n) {
+      return n.doubleValue();
     }
-    if (node.isTextual()) {
-      String text = node.asText();
+    if (node instanceof String text) {
       if (text.equals("Infinity")) {
         return Double.POSITIVE_INFINITY;
       }
@@ -396,20 +497,34 @@ public final class MesosJson {
     throw notExpecting(node, field);
   }
 
-  private static MesosJsonException notExpecting(JsonNode node, FieldDescriptor field) {
+  private static MesosJsonException notExpecting(Object node, FieldDescriptor field) {
     return new MesosJsonException(
         "Not expecting a JSON " + kind(node) + " for field '" + field.getName() + "'");
   }
 
-  private static String kind(JsonNode node) {
-    return switch (node.getNodeType()) {
-      case ARRAY -> "array";
-      case OBJECT, POJO -> "object";
-      case STRING -> "string";
-      case NUMBER -> "number";
-      case BOOLEAN -> "boolean";
-      case NULL -> "null";
-      default -> node.getNodeType().name().toLowerCase(java.util.Locale.ROOT);
-    };
+  /** A value as JSON text for an error message: a string quoted and escaped, a number as is. */
+  private static String display(Object node) {
+    return node instanceof String text
+        ? '"' + new String(JsonStringEncoder.getInstance().quoteAsString(text)) + '"'
+        : String.valueOf(node);
+  }
+
+  private static String kind(Object node) {
+    if (node instanceof Map<?, ?>) {
+      return "object";
+    }
+    if (node instanceof List<?>) {
+      return "array";
+    }
+    if (node instanceof String) {
+      return "string";
+    }
+    if (node instanceof Number) {
+      return "number";
+    }
+    if (node instanceof Boolean) {
+      return "boolean";
+    }
+    return "null";
   }
 }
