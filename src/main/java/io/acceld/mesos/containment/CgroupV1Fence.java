@@ -45,8 +45,9 @@ public final class CgroupV1Fence implements Fence {
 
   /**
    * For a fence re-attached after a restart: the memory limit in force is the cgroup's, which an
-   * {@link #update} before the restart may have left above what the tasks ask for now (the hard
-   * limit never comes down). Unreadable, the limits stay those computed: they are only shown.
+   * {@link #update} before the restart may have left above what the tasks ask for now (a lower
+   * limit is refused while the container uses more). Unreadable, the limits stay those computed:
+   * they are only shown.
    */
   CgroupV1Fence withLimitInForce() {
     Path memory = dirs.get("memory");
@@ -116,26 +117,39 @@ public final class CgroupV1Fence implements Fence {
 
   /**
    * The hard limit is compared with what the cgroup holds, not with what this handle last wrote: a
-   * fence re-attached after a restart knows only the limits its tasks ask for now.
+   * fence re-attached after a restart knows only the limits its tasks ask for now. memsw may never
+   * be below limit_in_bytes (EINVAL, MESOS-7237): raising writes memsw first, lowering writes
+   * limit_in_bytes first. A lower limit the kernel refuses (EBUSY: it could not reclaim down to it)
+   * is {@link MemoryLowering#refused kept higher}.
    */
   @Override
   public synchronized void update(Limits requested) throws IOException {
     Limits before = limits;
-    long hard = Math.max(before.memoryBytes(), requested.memoryBytes());
+    long hard = requested.memoryBytes();
     Path memory = dirs.get("memory");
     if (memory != null) {
       long current = Long.parseLong(CgroupFiles.read(memory.resolve(LIMIT)).strip());
-      hard = Math.max(current, requested.memoryBytes());
+      String bytes = Long.toString(requested.memoryBytes());
+      Path memsw = memory.resolve(MEMSW);
+      boolean swapAccounting = Files.exists(memsw);
       if (requested.memoryBytes() > current) {
-        String bytes = Long.toString(requested.memoryBytes());
-        // raising: memsw first, since limit_in_bytes may never exceed it (EINVAL, MESOS-7237)
-        Path memsw = memory.resolve(MEMSW);
-        if (Files.exists(memsw)) {
+        if (swapAccounting) {
           CgroupFiles.write(memsw, bytes);
         }
         CgroupFiles.write(memory.resolve(LIMIT), bytes);
+      } else if (requested.memoryBytes() < current) {
+        try {
+          CgroupFiles.write(memory.resolve(LIMIT), bytes);
+          if (swapAccounting) {
+            CgroupFiles.write(memsw, bytes);
+          }
+        } catch (IOException e) {
+          // what is in force now: memsw refused alone leaves limit_in_bytes lowered
+          hard = Long.parseLong(CgroupFiles.read(memory.resolve(LIMIT)).strip());
+          MemoryLowering.refused(containerId(), hard, requested.memoryBytes(), e);
+        }
       }
-      CgroupFiles.write(memory.resolve(SOFT_LIMIT), Long.toString(requested.memoryBytes()));
+      CgroupFiles.write(memory.resolve(SOFT_LIMIT), bytes);
     }
     Path cpu = dirs.get("cpu");
     if (cpu != null) {

@@ -53,9 +53,9 @@ public final class CgroupV2Fence implements Fence {
 
   /**
    * For a fence re-attached after a restart: the memory limit in force is the cgroup's, which an
-   * {@link #update} before the restart may have left above what the tasks ask for now (the hard
-   * limit never comes down). Unreadable or unlimited, the limits stay those computed: they are only
-   * shown.
+   * {@link #update} before the restart may have left above what the tasks ask for now (a lower
+   * limit is refused while the container uses more). Unreadable or unlimited, the limits stay those
+   * computed: they are only shown.
    */
   CgroupV2Fence withLimitInForce() {
     if (spec.isolation().contains(MesosIsolation.MEMORY)) {
@@ -110,20 +110,32 @@ public final class CgroupV2Fence implements Fence {
 
   /**
    * The hard limit is compared with what the cgroup holds, not with what this handle last wrote: a
-   * fence re-attached after a restart knows only the limits its tasks ask for now.
+   * fence re-attached after a restart knows only the limits its tasks ask for now. A lower {@code
+   * memory.max} is written only when {@code memory.current} is already under it: the kernel would
+   * OOM-kill the container to get there otherwise, so the higher limit {@link
+   * MemoryLowering#refused stays}. {@code memory.swap.max} stays 0 either way.
    */
   @Override
   public synchronized void update(Limits requested) throws IOException {
     Limits before = limits;
-    long hard = Math.max(before.memoryBytes(), requested.memoryBytes());
+    long hard = requested.memoryBytes();
     if (spec.isolation().contains(MesosIsolation.MEMORY)) {
       String max = CgroupFiles.read(dir.resolve(MAX)).strip();
       long current = max.equals("max") ? Long.MAX_VALUE : Long.parseLong(max);
-      hard = Math.max(current, requested.memoryBytes());
+      String bytes = Long.toString(requested.memoryBytes());
       if (requested.memoryBytes() > current) {
-        CgroupFiles.write(dir.resolve(MAX), Long.toString(requested.memoryBytes()));
+        CgroupFiles.write(dir.resolve(MAX), bytes);
+      } else if (requested.memoryBytes() < current) {
+        long used = Long.parseLong(CgroupFiles.read(dir.resolve("memory.current")).strip());
+        if (used < requested.memoryBytes()) {
+          CgroupFiles.write(dir.resolve(MAX), bytes);
+        } else {
+          hard = current;
+          MemoryLowering.refused(
+              containerId(), current, requested.memoryBytes(), "it uses " + used + " bytes");
+        }
       }
-      CgroupFiles.write(dir.resolve(LOW), Long.toString(requested.memoryBytes()));
+      CgroupFiles.write(dir.resolve(LOW), bytes);
     }
     if (spec.isolation().contains(MesosIsolation.CPU)) {
       writeCpu(requested, before.cpuQuota());

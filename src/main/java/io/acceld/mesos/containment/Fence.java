@@ -37,16 +37,16 @@ public sealed interface Fence permits CgroupV1Fence, CgroupV2Fence, Unfenced {
 
   /**
    * Follows a change of the container's resources, a task launched into its executor or ended
-   * there, as Mesos's cgroups isolators update a running container: cpu shares (v2 weight), the CFS
-   * quota and the memory soft limit ({@code memory.soft_limit_in_bytes}, v2 {@code memory.low})
-   * take the new figures either way, but the memory hard limit only ever rises. Lowering it under
-   * what the container already uses would have the kernel OOM-kill it on the spot, so Mesos
-   * (cgroups/mem and the cgroups2 memory controller alike) writes only the soft limit when the
-   * resources shrink, and so does this. Afterwards {@link #limits()} says what is in force.
+   * there, as Mesos's containerizer updates a running container on each launch and task end: cpu
+   * shares (v2 weight), the CFS quota, the memory soft limit ({@code memory.soft_limit_in_bytes},
+   * v2 {@code memory.low}) and the memory hard limit take the new figures. Lowering the hard limit
+   * is best-effort: under what the container uses now the kernel cannot get there without
+   * OOM-killing it (v1 refuses with EBUSY; v2 is not asked), so the higher limit stays, one WARN
+   * names the container, and nothing fails. Afterwards {@link #limits()} says what is in force.
    *
    * @param requested the container's resources now, its executor's included
-   * @throws IOException when a control file cannot be written; the limits in force may then be a
-   *     mix of the old and the new
+   * @throws IOException when a control file cannot be written (a lower memory limit aside); the
+   *     limits in force may then be a mix of the old and the new
    */
   void update(Limits requested) throws IOException;
 

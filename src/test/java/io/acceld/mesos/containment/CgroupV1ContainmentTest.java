@@ -4,8 +4,11 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.acceld.config.MesosIsolation;
+import io.acceld.testing.LogCapture;
+import io.acceld.testing.Waits;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.time.Duration;
 import java.util.List;
 import java.util.Optional;
 import java.util.Set;
@@ -62,7 +65,7 @@ class CgroupV1ContainmentTest extends ContainmentContract {
   }
 
   @Test
-  void anUpdateRaisesTheHardLimitButBringsDownOnlyTheSoftOneAndTheCpu() throws Exception {
+  void anUpdateRaisesAndLowersTheLimitsAndTheCpu() throws Exception {
     Fence fence =
         containment.create("growing", new Limits(48L << 20, 1, true), List.of(), Optional.empty());
     fences.add(fence);
@@ -74,18 +77,77 @@ class CgroupV1ContainmentTest extends ContainmentContract {
 
     assertThat(Files.readString(memory.resolve("memory.limit_in_bytes")).strip())
         .isEqualTo(String.valueOf(96L << 20));
+    assertThat(Files.readString(memory.resolve("memory.memsw.limit_in_bytes")).strip())
+        .isEqualTo(String.valueOf(96L << 20));
     assertThat(Files.readString(cpu.resolve("cpu.cfs_quota_us")).strip()).isEqualTo("200000");
 
     fence.update(new Limits(32L << 20, 0.5, false));
 
+    // both written in the kernel's order, or it would have refused with EINVAL
     assertThat(Files.readString(memory.resolve("memory.limit_in_bytes")).strip())
-        .isEqualTo(String.valueOf(96L << 20));
+        .isEqualTo(String.valueOf(32L << 20));
+    assertThat(Files.readString(memory.resolve("memory.memsw.limit_in_bytes")).strip())
+        .isEqualTo(String.valueOf(32L << 20));
     assertThat(Files.readString(memory.resolve("memory.soft_limit_in_bytes")).strip())
         .isEqualTo(String.valueOf(32L << 20));
     assertThat(Files.readString(cpu.resolve("cpu.shares")).strip()).isEqualTo("512");
     assertThat(Files.readString(cpu.resolve("cpu.cfs_quota_us")).strip()).isEqualTo("-1");
-    assertThat(fence.limits()).isEqualTo(new Limits(96L << 20, 0.5, false));
-    assertThat(fence.memoryLimitMessage()).contains(String.valueOf(96L << 20));
+    assertThat(fence.limits()).isEqualTo(new Limits(32L << 20, 0.5, false));
+    assertThat(fence.memoryLimitMessage()).contains(String.valueOf(32L << 20));
+  }
+
+  /**
+   * A lower hard limit than the container uses is refused by the kernel (EBUSY: no swap, and
+   * anonymous memory cannot be reclaimed): the higher one stays in force, one WARN names the
+   * container, the process lives on, and once it has let go the next update gets the lower limit.
+   */
+  @Test
+  void aLowerLimitThanInUseIsKeptHigherWithAWarningAndTakenLater() throws Exception {
+    Fence fence =
+        containment.create(
+            "shrinking", new Limits(96L << 20, 1, false), List.of(), Optional.empty());
+    fences.add(fence);
+    Path memory =
+        CgroupFixture.CGROUP_ROOT.resolve("memory").resolve(cgroups.parent).resolve("shrinking");
+    // dd holds its 48 MiB block, read from /dev/zero and so touched, while the pipe is full
+    Process hog =
+        Probes.start(
+            fence, "/bin/sh", "-c", "dd if=/dev/zero bs=48M count=1 2>/dev/null | sleep 600");
+    Probes.awaitJoined(fence, hog);
+    assertThat(
+            CgroupFiles.await(
+                Waits.scaled(Duration.ofSeconds(5)),
+                () ->
+                    Long.parseLong(
+                            CgroupFiles.read(memory.resolve("memory.usage_in_bytes")).strip())
+                        > 48L << 20))
+        .as("the container's usage reaches dd's block")
+        .isTrue();
+
+    try (LogCapture logs = LogCapture.of(MemoryLowering.class)) {
+      fence.update(new Limits(16L << 20, 0.5, false));
+
+      assertThat(Files.readString(memory.resolve("memory.limit_in_bytes")).strip())
+          .isEqualTo(String.valueOf(96L << 20));
+      assertThat(Files.readString(memory.resolve("memory.soft_limit_in_bytes")).strip())
+          .isEqualTo(String.valueOf(16L << 20));
+      assertThat(fence.limits()).isEqualTo(new Limits(96L << 20, 0.5, false));
+      assertThat(logs.warnings())
+          .singleElement()
+          .satisfies(
+              w ->
+                  assertThat(w)
+                      .contains("Container shrinking keeps its memory limit of " + (96L << 20))
+                      .contains("to " + (16L << 20) + " bytes"));
+    }
+    assertThat(hog.isAlive()).as("the container is not killed for it").isTrue();
+
+    assertThat(fence.killAll(Waits.scaled(Duration.ofSeconds(5)))).isTrue();
+    fence.update(new Limits(16L << 20, 0.5, false));
+
+    assertThat(Files.readString(memory.resolve("memory.limit_in_bytes")).strip())
+        .isEqualTo(String.valueOf(16L << 20));
+    assertThat(fence.limits().memoryBytes()).isEqualTo(16L << 20);
   }
 
   @Test

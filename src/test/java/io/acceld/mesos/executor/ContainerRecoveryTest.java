@@ -247,7 +247,8 @@ class ContainerRecoveryTest {
 
   /**
    * The limits {@code /state} shows for a re-attached executor are those in force: a task that
-   * raised the memory hard limit and then ended left it raised, and so it still is after a restart.
+   * raised the memory hard limit and then ended brought it down again to the executor and its
+   * remaining task, and so it still is after a restart.
    */
   @Test
   void aReattachedExecutorShowsTheLimitsInForceAsBefore() throws IOException {
@@ -267,7 +268,8 @@ class ContainerRecoveryTest {
         CustomExecutorsTest.update(
             CustomExecutorsTest.executorStatus("t-2", TaskState.TASK_FINISHED).build()));
     io.acceld.mesos.containment.Limits shownBefore = first.fences().get(0).limits();
-    assertThat(shownBefore.memoryBytes()).isEqualTo((32L + 64 + 128) << 20);
+    assertThat(shownBefore.memoryBytes()).isEqualTo((32L + 64) << 20);
+    assertThat(shownBefore.cpus()).isEqualTo(0.5);
     first.close();
 
     second = open(after);

@@ -426,9 +426,10 @@ class CustomExecutorsTest {
 
   /**
    * A task launched into a running executor raises its container's limits before the executor hears
-   * of it, and one that ended lowers them again as Mesos's isolators do: the cpu shares and the
-   * memory soft limit follow, the memory hard limit stays up (lowering it under what is in use
-   * would OOM-kill the executor), and none goes below the executor's own resources.
+   * of it, and one that ended lowers them again, as Mesos's containerizer updates a container on
+   * each launch and task end: the cpu shares and both memory limits follow (the executor's small
+   * shell uses far less than its own 32 MiB, so the kernel takes the lower hard limit), and none
+   * goes below the executor's own resources.
    */
   @Test
   void aContainersLimitsFollowTheTasksLaunchedIntoItsExecutor() throws IOException {
@@ -459,15 +460,15 @@ class CustomExecutorsTest {
 
     assertThat(read(memory.resolve("memory.soft_limit_in_bytes"))).isEqualTo(32L << 20);
     assertThat(read(memory.resolve("memory.limit_in_bytes")))
-        .as("the hard limit never comes down under a running executor")
-        .isEqualTo((32L + 64 + 128) << 20);
+        .as("the hard limit comes down to the executor's own")
+        .isEqualTo(32L << 20);
     assertThat(read(cpu.resolve("cpu.shares"))).isEqualTo(102); // the executor's own 0.1 cpus
     // and /state says what is in force
     assertThat(containers.fences())
         .singleElement()
         .satisfies(
             f -> {
-              assertThat(f.limits().memoryBytes()).isEqualTo((32L + 64 + 128) << 20);
+              assertThat(f.limits().memoryBytes()).isEqualTo(32L << 20);
               assertThat(f.limits().cpus()).isEqualTo(0.1);
             });
   }
