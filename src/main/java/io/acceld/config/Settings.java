@@ -82,8 +82,8 @@ public final class Settings {
       new Setting<>(
           "device-plugin-dir",
           "DIR",
-          "The kubelet's device-plugin directory: our sockets and kubelet.sock. Never created: 'run'"
-              + " waits for the kubelet to make it, alive but not ready.",
+          "The kubelet's device-plugin directory: our sockets and kubelet.sock. Never created:"
+              + " 'run' waits for the kubelet to make it, alive but not ready.",
           Parsers.path(),
           "/var/lib/kubelet/device-plugins");
 
@@ -147,7 +147,8 @@ public final class Settings {
       new Setting<>(
           "pre-start-required",
           "BOOL",
-          "Ask the kubelet to call PreStartContainer, which re-checks the devices before each start.",
+          "Ask the kubelet to call PreStartContainer, which re-checks the devices before each"
+              + " start.",
           Parsers.bool(),
           "false");
 
@@ -171,7 +172,8 @@ public final class Settings {
       new Setting<>(
           "node-name",
           "NAME",
-          "This node's name, for the Hostname metric label (default: $NODE_NAME, else the host name).",
+          "This node's name, for the Hostname metric label (default: $NODE_NAME, else the host"
+              + " name).",
           Parsers.string(),
           "");
 
@@ -363,7 +365,8 @@ public final class Settings {
           "PATH",
           "The cgroup, relative to each hierarchy under --cgroup-root, that this agent owns: every"
               + " Mesos task's cgroup is made in it, and a restart removes those of tasks that are"
-              + " gone. Two agents on one host need two parents.",
+              + " gone. Two agents on one host need two parents: the agent holds its parent while"
+              + " the Mesos bridge runs, and a second one on it does not start its bridge.",
           Parsers.relativeNames(),
           "acceld/mesos");
 

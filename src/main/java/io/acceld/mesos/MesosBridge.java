@@ -169,6 +169,8 @@ public final class MesosBridge implements AutoCloseable {
       UnaryOperator<ContainerSettings> containerSettings)
       throws IOException {
     checkContainment(options.containment());
+    // first kept, so last closed: held until every other part has stopped
+    keepHeld(options.containment());
     Path dir = options.stateDir().resolve("mesos");
     book = keep(TaskBook.open(dir, ledger, clock, options.statusUpdateRetry()));
     Recovering endpoints = new Recovering();
@@ -239,6 +241,21 @@ public final class MesosBridge implements AutoCloseable {
               + " behind a kill");
     } else {
       log.info("{}", preflight.message());
+    }
+  }
+
+  /**
+   * Holds the cgroup parent for as long as the bridge runs, so that a second agent on it is refused
+   * before its recovery could remove this one's containers as ended.
+   *
+   * @throws ContainmentUnavailableException naming the parent, that another acceld holds it, and
+   *     {@code --mesos-cgroup-parent}
+   */
+  private void keepHeld(ContainmentSettings settings) throws ContainmentUnavailableException {
+    try {
+      Containment.create(settings).lockParent().ifPresent(this::keep);
+    } catch (IOException e) {
+      throw new ContainmentUnavailableException(e.getMessage());
     }
   }
 

@@ -36,6 +36,7 @@ import io.acceld.proto.mesos.v1.scheduler.Call;
 import io.acceld.proto.mesos.v1.scheduler.Event;
 import io.acceld.simulate.FixtureNode;
 import io.acceld.simulate.Fixtures;
+import io.acceld.testing.CgroupLeftovers;
 import io.acceld.testing.DaemonFlags;
 import io.acceld.testing.Eventually;
 import io.acceld.testing.NvmlDouble;
@@ -229,7 +230,10 @@ class MesosConformanceIT {
     return answer.get();
   }
 
-  /** A bridge of its own, over a fresh ledger, for the checks that need other settings. */
+  /**
+   * A bridge of its own, over a fresh ledger, for the checks that need other settings. It runs
+   * beside the shared one, so on a cgroup parent of its own: the shared bridge holds the JVM's.
+   */
   private static MesosBridge bridge(
       String name, Optional<Authenticator> auth, UnaryOperator<ContainerSettings> containers)
       throws Exception {
@@ -247,7 +251,8 @@ class MesosConformanceIT {
             true,
             Duration.ofMinutes(1),
             Duration.ofSeconds(10),
-            io.acceld.testing.mesos.BridgeOverLedger.rootTasksAllowed());
+            io.acceld.testing.mesos.BridgeOverLedger.rootTasksAllowed(
+                CgroupLeftovers.SECOND_PARENT));
     return MesosBridge.start(
         options,
         DeviceLedger.inMemory(Clock.systemUTC()),

@@ -29,6 +29,13 @@ public final class CgroupLeftovers implements AfterEachCallback, AfterAllCallbac
    */
   public static final String PARENT = "acceld-test-" + ProcessHandle.current().pid() + "/mesos";
 
+  /**
+   * The parent of an agent a test starts while another one runs on {@link #PARENT}: an agent holds
+   * its parent while its Mesos bridge runs, and a second one on it is refused.
+   */
+  public static final String SECOND_PARENT =
+      "acceld-test-" + ProcessHandle.current().pid() + "/mesos-second";
+
   @Override
   public void afterEach(ExtensionContext context) {
     removeAll();
@@ -37,14 +44,15 @@ public final class CgroupLeftovers implements AfterEachCallback, AfterAllCallbac
   @Override
   public void afterAll(ExtensionContext context) {
     removeAll();
-    // and the parent itself, bottom up; a later test's agent makes it again
-    for (Path parent : parents()) {
-      for (Path dir = parent; !dir.equals(parent.getParent().getParent()); dir = dir.getParent()) {
-        try {
-          Files.deleteIfExists(dir);
-        } catch (IOException e) {
-          System.err.println("CgroupLeftovers: cannot remove " + dir + ": " + e);
-        }
+    // and the parents themselves, then the directory above them; a later test's agent makes them
+    // again
+    List<Path> dirs = new ArrayList<>(parents());
+    parents().stream().map(Path::getParent).distinct().forEach(dirs::add);
+    for (Path dir : dirs) {
+      try {
+        Files.deleteIfExists(dir);
+      } catch (IOException e) {
+        System.err.println("CgroupLeftovers: cannot remove " + dir + ": " + e);
       }
     }
   }
@@ -65,7 +73,11 @@ public final class CgroupLeftovers implements AfterEachCallback, AfterAllCallbac
   private static List<Path> parents() {
     List<Path> parents = new ArrayList<>();
     try (DirectoryStream<Path> hierarchies = Files.newDirectoryStream(ROOT, Files::isDirectory)) {
-      hierarchies.forEach(h -> parents.add(h.resolve(PARENT)));
+      hierarchies.forEach(
+          h -> {
+            parents.add(h.resolve(PARENT));
+            parents.add(h.resolve(SECOND_PARENT));
+          });
     } catch (IOException e) {
       return List.of();
     }

@@ -205,6 +205,31 @@ public final class Containment {
     }
   }
 
+  /**
+   * Takes the agent's exclusive hold on its cgroup parent, before {@link #recover}: a second agent
+   * on the same parent would otherwise remove this one's containers as ended. The directory locked
+   * is the parent in the freezer hierarchy on v1 (every v1 fence uses it) or in the v2 root. Empty
+   * when there are no cgroups to hold ({@code --mesos-isolation none}).
+   *
+   * @throws IOException naming the parent and {@code --mesos-cgroup-parent} when another agent
+   *     holds it, or saying why it cannot be locked
+   */
+  public Optional<ParentLock> lockParent() throws IOException {
+    if (layout.isEmpty() || settings.isolation().isEmpty()) {
+      return Optional.empty();
+    }
+    Path hierarchy =
+        layout.get() instanceof CgroupLayout.Legacy legacy
+            ? legacy.controllers().get("freezer")
+            : layout.get().root();
+    if (hierarchy == null) {
+      throw new IOException("no cgroup v1 freezer controller under " + layout.get().root());
+    }
+    Path dir = hierarchy.resolve(settings.parent());
+    Files.createDirectories(dir);
+    return Optional.of(ParentLock.take(libc, dir, settings.parent(), "--mesos-cgroup-parent"));
+  }
+
   /** How to run without one isolator: the setting with the others, or none. */
   private String turnOff(String isolator) {
     Set<MesosIsolation> rest = EnumSet.noneOf(MesosIsolation.class);

@@ -16,6 +16,9 @@ interface Libc extends Library {
   int O_RDONLY = 0;
   int O_DIRECTORY = 0200000;
   int O_CLOEXEC = 02000000;
+  int LOCK_EX = 2;
+  int LOCK_NB = 4;
+  int EWOULDBLOCK = 11;
 
   /** {@code syscall(2)}, used for {@code bpf(2)}, which glibc does not wrap. */
   long syscall(long number, int cmd, Pointer attr, int size) throws LastErrorException;
@@ -23,6 +26,9 @@ interface Libc extends Library {
   int open(String path, int flags) throws LastErrorException;
 
   int close(int fd) throws LastErrorException;
+
+  /** {@code flock(2)}: held by the open file description, so two opens in one process exclude. */
+  int flock(int fd, int operation) throws LastErrorException;
 
   int kill(int pid, int signal) throws LastErrorException;
 

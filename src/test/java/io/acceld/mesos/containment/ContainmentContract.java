@@ -95,6 +95,26 @@ abstract class ContainmentContract {
     return Probes.open(fence, dev.resolve(node));
   }
 
+  /**
+   * Two agents on one cgroup parent would remove each other's containers as ended at recovery: the
+   * second is refused while the first holds the parent, in words naming the parent and the setting
+   * to change, and takes it once the first let go (an agent closing, or dying).
+   */
+  @Test
+  void aSecondAgentOnTheSameParentIsRefusedUntilTheFirstLetsGo() throws Exception {
+    Containment second = containment(settings(false));
+    try (ParentLock held = containment.lockParent().orElseThrow()) {
+      assertThatThrownBy(second::lockParent)
+          .isInstanceOf(IOException.class)
+          .hasMessageContaining("the Mesos cgroup parent '" + cgroups.parent + "'")
+          .hasMessageContaining("is held by another acceld on this node")
+          .hasMessageContaining("--mesos-cgroup-parent");
+    }
+    try (ParentLock taken = second.lockParent().orElseThrow()) {
+      assertThat(taken.dir()).endsWith(Path.of(cgroups.parent)).isDirectory();
+    }
+  }
+
   @Test
   void aTaskOpensItsOwnAcceleratorsOnly() throws Exception {
     Fence fence = create("nvidia-task", List.of(DeviceNode.of(dev.resolve("nvidia0"))));

@@ -27,15 +27,14 @@ public final class BridgeOverLedger {
    * allowed (the fixtures' frameworks name user root), under this test JVM's cgroup parent.
    */
   public static ContainmentSettings rootTasksAllowed() {
+    return rootTasksAllowed(CgroupLeftovers.PARENT);
+  }
+
+  /** The same under {@code parent}: for an agent that runs beside one on the JVM's own. */
+  public static ContainmentSettings rootTasksAllowed(String parent) {
     ContainmentSettings d = ContainmentSettings.defaults();
     return new ContainmentSettings(
-        d.isolation(),
-        d.switchUser(),
-        true,
-        d.cgroupRoot(),
-        d.devRoot(),
-        d.setpriv(),
-        CgroupLeftovers.PARENT);
+        d.isolation(), d.switchUser(), true, d.cgroupRoot(), d.devRoot(), d.setpriv(), parent);
   }
 
   public static MesosBridge start(Path root, Path stateDir, DeviceLedger ledger)
