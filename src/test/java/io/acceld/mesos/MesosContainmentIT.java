@@ -25,6 +25,7 @@ import io.acceld.testing.CgroupLeftovers;
 import io.acceld.testing.DaemonFlags;
 import io.acceld.testing.Eventually;
 import io.acceld.testing.NvmlDouble;
+import io.acceld.testing.ProcessTable;
 import io.acceld.testing.kubelet.KubeletDouble;
 import io.acceld.testing.mesos.MesosEventStream;
 import io.acceld.testing.mesos.MesosSchedulerClient;
@@ -243,17 +244,22 @@ class MesosContainmentIT {
                 commandTask(
                     "stubborn",
                     offer.getAgentId(),
-                    "(sh -c 'echo forked=$$; exec sleep 600' &);"
+                    "echo task=$$;"
+                        + " (sh -c 'echo forked=$$; sleep 600 &"
+                        + " echo forkedchild=$!; exec sleep 600' &);"
                         + " setsid sh -c 'echo session=$$; exec sleep 600' &"
-                        + " (setsid sh -c 'trap \"\" TERM HUP; echo deaf=$$; exec sleep 600' &);"
+                        + " (setsid sh -c 'trap \"\" TERM HUP; echo deaf=$$;"
+                        + " sleep 600 & echo deafchild=$!; exec sleep 600' &);"
                         + " exec sleep 600",
                     List.of(scalar("cpus", 0.1), scalar("mem", 64), scalar("gpus", 1))))));
     TaskStatus running = fw.await("stubborn", TaskState.TASK_RUNNING);
     Path out = stdout(running);
     List<String> names = List.of("forked", "session", "deaf");
+    // every process the task starts and that stays says its pid (the subshells only fork, and exit)
+    List<String> started = List.of("task", "forked", "forkedchild", "session", "deaf", "deafchild");
     Eventually.await(
         "the escaping processes started",
-        () -> names.stream().allMatch(n -> read(out).contains(n + "=")));
+        () -> started.stream().allMatch(n -> read(out).contains(n + "=")));
     long task = running.getContainerStatus().getExecutorPid();
     Map<String, ProcessHandle> escaped = new java.util.LinkedHashMap<>();
     for (String name : names) {
@@ -281,6 +287,29 @@ class MesosContainmentIT {
     assertThat(read(freezer).lines().map(Long::parseLong))
         .as("all of them in the task's cgroup")
         .contains(escaped.values().stream().map(ProcessHandle::pid).toArray(Long[]::new));
+    // The whole of the container now: the processes the task recorded, and whatever its cgroups
+    // hold besides, by pid and start time so that a reused pid is not taken for one of them.
+    java.util.Set<Long> pids = new java.util.TreeSet<>();
+    for (String name : started) {
+      pids.add(Long.parseLong(read(out).replaceAll("(?s).*\\b" + name + "=(\\d+).*", "$1")));
+    }
+    List<Path> cgroups =
+        java.util.stream.Stream.of("freezer", "memory", "cpu", "devices")
+            .map(c -> Path.of("/sys/fs/cgroup", c, CgroupLeftovers.PARENT, container))
+            .toList();
+    java.util.Set<Long> inCgroups = new java.util.TreeSet<>();
+    for (Path cgroup : cgroups) {
+      read(cgroup.resolve("cgroup.procs")).lines().map(Long::parseLong).forEach(inCgroups::add);
+    }
+    ProcessTable before = ProcessTable.read();
+    assertThat(inCgroups)
+        .as("the task's cgroups hold no process it did not record")
+        .isSubsetOf(pids)
+        .containsAll(pids.stream().filter(p -> before.get(p).isPresent()).toList());
+    pids.addAll(inCgroups);
+    List<ProcessTable.Key> members =
+        pids.stream().flatMap(p -> before.get(p).stream()).map(ProcessTable.Entry::key).toList();
+    assertThat(members).as("the recorded ones, all alive").hasSize(started.size());
     // /state shows its cgroups, user and limits
     com.fasterxml.jackson.databind.JsonNode shown =
         new com.fasterxml.jackson.databind.ObjectMapper()
@@ -311,7 +340,13 @@ class MesosContainmentIT {
     for (var e : escaped.entrySet()) {
       Eventually.await("the " + e.getKey() + " process is gone", () -> !e.getValue().isAlive());
     }
-    assertThat(freezer.getParent()).doesNotExist();
+    // a zombie has ended too: reaping the orphans among them is init's, not the agent's
+    Eventually.await(
+        "every process the task started has ended",
+        () -> members.stream().noneMatch(ProcessTable.read()::isAlive));
+    for (Path cgroup : cgroups) {
+      assertThat(cgroup).as("the container's cgroup").doesNotExist();
+    }
     nothingLeftUnderTheParent();
   }
 
