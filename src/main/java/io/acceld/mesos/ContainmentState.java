@@ -47,6 +47,7 @@ final class ContainmentState {
       c.put("limits", limits);
       c.put("isolation", f.isolation());
       c.put("denied_devices", f.deniedDevices());
+      c.put("allowed_devices", f.allowedDevices());
       containers.add(c);
     }
     state.put("containers", containers);

@@ -320,6 +320,15 @@ class MesosContainmentIT {
     assertThat(shown.get("cgroups").toString()).contains(CgroupLeftovers.PARENT + "/" + container);
     assertThat(shown.get("user").get("name").asText()).isEqualTo("nobody");
     assertThat(shown.get("limits").get("memory_bytes").asLong()).isEqualTo(64L << 20);
+    List<String> allowed = new java.util.ArrayList<>();
+    shown.get("allowed_devices").forEach(n -> allowed.add(n.asText()));
+    List<String> denied = new java.util.ArrayList<>();
+    shown.get("denied_devices").forEach(n -> denied.add(n.asText()));
+    assertThat(allowed)
+        .as("its GPU and the shared nodes")
+        .isNotEmpty()
+        .doesNotContainAnyElementsOf(denied);
+    assertThat(denied).as("the GPUs it was not given").isNotEmpty();
     // and so does /devices (acceld devices --agent) on the row of the GPU it holds
     com.fasterxml.jackson.databind.JsonNode held = null;
     for (com.fasterxml.jackson.databind.JsonNode row :

@@ -483,7 +483,13 @@ public final class Containment {
     }
     user.ifPresent(this::refuseRoot);
     return new FenceSpec(
-        containerId, limits, settings.isolation(), denied, user, settings.setpriv());
+        containerId,
+        limits,
+        settings.isolation(),
+        denied,
+        user,
+        settings.setpriv(),
+        settings.devRoot());
   }
 
   /** The container ids that have a cgroup under the agent's parent, in any hierarchy. */

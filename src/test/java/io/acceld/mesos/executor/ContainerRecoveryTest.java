@@ -91,9 +91,9 @@ class ContainerRecoveryTest {
   }
 
   /**
-   * {@code /state}'s denied devices of a container come from its checkpoint after a restart: the
-   * fence cannot be read back from the cgroup (v2 has only a BPF program), and recomputing it
-   * without the task's devices would list its own GPU and companions as denied.
+   * {@code /state}'s denied and allowed devices of a container come from its checkpoint after a
+   * restart: the fence cannot be read back from the cgroup (v2 has only a BPF program), and
+   * recomputing it without the task's devices would list its own GPU and companions as denied.
    */
   @Test
   void aReattachedFenceShowsTheDevicesItDeniesAsBefore() throws IOException {
@@ -132,6 +132,10 @@ class ContainerRecoveryTest {
     TaskStatus running = before.await("t-gpu", TaskState.TASK_RUNNING);
     List<String> deniedBefore = first.fences().get(0).deniedDevices();
     assertThat(deniedBefore).as("only the GPU it was not given").containsExactly("195:1");
+    List<String> allowedBefore = first.fences().get(0).allowedDevices();
+    assertThat(allowedBefore)
+        .as("its GPU and the shared nodes")
+        .containsExactlyInAnyOrder("195:0", "195:255", "237:0");
     first.close();
 
     second = Containers.open(dir, settings, after, new MutableClock());
@@ -139,7 +143,11 @@ class ContainerRecoveryTest {
 
     assertThat(second.fences())
         .singleElement()
-        .satisfies(f -> assertThat(f.deniedDevices()).isEqualTo(deniedBefore));
+        .satisfies(
+            f -> {
+              assertThat(f.deniedDevices()).isEqualTo(deniedBefore);
+              assertThat(f.allowedDevices()).isEqualTo(allowedBefore);
+            });
     Files.writeString(sandboxOf(dir, running).resolve("release"), "");
     assertThat(after.awaitTerminal("t-gpu").getState()).isEqualTo(TaskState.TASK_FINISHED);
   }
@@ -324,6 +332,57 @@ class ContainerRecoveryTest {
     assertThat(second.fences())
         .singleElement()
         .satisfies(f -> assertThat(f.deniedDevices()).containsExactly("195:1"));
+  }
+
+  /**
+   * A record of an older agent keeps no denial: it still loads and its task is re-attached, the
+   * fence taken for denying every accelerator node (nothing is known to be the task's), as before
+   * records kept it.
+   */
+  @Test
+  void anOlderRecordWithoutTheDenialStillLoads() throws IOException {
+    Path devRoot =
+        new io.acceld.simulate.FakeNodeTree(node)
+            .charDevice("nvidia0", 195, 0)
+            .charDevice("nvidia1", 195, 1)
+            .devRoot();
+    ContainerSettings settings =
+        CustomExecutorsTest.withDevRoot(settings(Duration.ofMinutes(1)), devRoot);
+    first = Containers.open(dir, settings, before, new MutableClock());
+    first.recover();
+    io.acceld.allocation.RuntimeSpec gpu0 =
+        new io.acceld.allocation.RuntimeSpec(
+            java.util.Map.of(),
+            List.of(
+                new io.acceld.allocation.RuntimeSpec.DeviceNode(
+                    "/dev/nvidia0", "/dev/nvidia0", "rw")),
+            List.of(),
+            List.of());
+    first.launch(
+        commandLaunch(
+            task("t-old", shell("while [ ! -e release ]; do sleep 0.02; done; exit 0")), gpu0));
+    TaskStatus running = before.await("t-old", TaskState.TASK_RUNNING);
+    first.close();
+    Path record = onlyRecord();
+    var json =
+        (com.fasterxml.jackson.databind.node.ObjectNode)
+            new com.fasterxml.jackson.databind.ObjectMapper().readTree(record.toFile());
+    assertThat(json.has("denied_devices")).isTrue();
+    json.remove("denied_devices"); // as an older agent wrote it
+    Files.write(record, new com.fasterxml.jackson.databind.ObjectMapper().writeValueAsBytes(json));
+
+    second = Containers.open(dir, settings, after, new MutableClock());
+
+    assertThat(second.recover()).containsExactly(new Holder.MesosTask("fw-1", "t-old"));
+    assertThat(second.fences())
+        .singleElement()
+        .satisfies(
+            f -> {
+              assertThat(f.deniedDevices()).containsExactlyInAnyOrder("195:0", "195:1");
+              assertThat(f.allowedDevices()).isEmpty();
+            });
+    Files.writeString(sandboxOf(dir, running).resolve("release"), "");
+    assertThat(after.awaitTerminal("t-old").getState()).isEqualTo(TaskState.TASK_FINISHED);
   }
 
   /**
