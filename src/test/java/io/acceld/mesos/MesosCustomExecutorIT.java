@@ -7,6 +7,7 @@ import static io.acceld.testing.mesos.MesosCalls.kill;
 import static io.acceld.testing.mesos.MesosCalls.scalar;
 import static io.acceld.testing.mesos.MesosCalls.subscribe;
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.within;
 
 import com.google.protobuf.ByteString;
 import io.acceld.agent.AgentDaemon;
@@ -297,9 +298,19 @@ class MesosCustomExecutorIT {
       gpuOf(killedEnv);
       String killedGpu = leasedTo(daemon, "killed");
       kubelet.awaitDevices(GPU, d -> held(d, Set.of(killedGpu)), WAIT);
+      // the executor's container holds its own 128 MiB and 0.1 cpus and its running task's
+      int mesos = daemon.mesos().orElseThrow().port();
+      assertThat(limits(mesos).get("memory_bytes").asLong()).isEqualTo((128L + 64) << 20);
+      assertThat(limits(mesos).get("cpus").asDouble()).isCloseTo(0.2, within(1e-9));
       assertThat(fw.call(kill(fw.id(), "killed")).status()).isEqualTo(202);
       fw.expect("killed", TaskState.TASK_KILLED);
       kubelet.awaitDevices(GPU, d -> held(d, Set.of()), WAIT);
+      // and once the task ended, its own again (the small JVM uses far less than 128 MiB)
+      Eventually.await(
+          "the executor's limits back to its own",
+          WAIT,
+          () -> limits(mesos).get("memory_bytes").asLong() == 128L << 20);
+      assertThat(limits(mesos).get("cpus").asDouble()).isCloseTo(0.1, within(1e-9));
 
       // SHUTDOWN of the executor: it kills its task and exits, and the GPU comes back.
       offer = fw.nextOffer();
@@ -364,6 +375,30 @@ class MesosCustomExecutorIT {
 
       fw.call(Call.newBuilder().setFrameworkId(fw.id()).setType(Call.Type.TEARDOWN).build());
       events.close();
+    }
+  }
+
+  /** {@code /state}'s limits of the one container, the executor's. */
+  private static com.fasterxml.jackson.databind.JsonNode limits(int port) {
+    try {
+      String state =
+          java.net.http.HttpClient.newHttpClient()
+              .send(
+                  java.net.http.HttpRequest.newBuilder(
+                          java.net.URI.create("http://127.0.0.1:" + port + "/state"))
+                      .timeout(WAIT)
+                      .build(),
+                  java.net.http.HttpResponse.BodyHandlers.ofString())
+              .body();
+      com.fasterxml.jackson.databind.JsonNode containers =
+          new com.fasterxml.jackson.databind.ObjectMapper().readTree(state).get("containers");
+      assertThat(containers).as("/state's containers").hasSize(1);
+      return containers.get(0).get("limits");
+    } catch (java.io.IOException e) {
+      throw new java.io.UncheckedIOException(e);
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      throw new IllegalStateException(e);
     }
   }
 }
