@@ -111,8 +111,11 @@ public final class CgroupV2Fence implements Fence {
   /**
    * The hard limit is compared with what the cgroup holds, not with what this handle last wrote: a
    * fence re-attached after a restart knows only the limits its tasks ask for now. A lower {@code
-   * memory.max} is written only when {@code memory.current} is already under it: the kernel would
-   * OOM-kill the container to get there otherwise, so the higher limit {@link
+   * memory.max} is written only when {@code memory.current} is at most three quarters of it: the
+   * kernel OOM-kills a container it cannot reclaim under a new {@code memory.max}, and the usage
+   * read a moment before the write is all there is to go by, so the other quarter is for what a
+   * running task allocates in between (Mesos never lowers the hard limit at all; v1 needs no
+   * margin, its kernel refuses the write instead). Otherwise the higher limit {@link
    * MemoryLowering#refused stays}. {@code memory.swap.max} stays 0 either way.
    */
   @Override
@@ -127,7 +130,7 @@ public final class CgroupV2Fence implements Fence {
         CgroupFiles.write(dir.resolve(MAX), bytes);
       } else if (requested.memoryBytes() < current) {
         long used = Long.parseLong(CgroupFiles.read(dir.resolve("memory.current")).strip());
-        if (used < requested.memoryBytes()) {
+        if (used <= requested.memoryBytes() - requested.memoryBytes() / 4) {
           CgroupFiles.write(dir.resolve(MAX), bytes);
         } else {
           hard = current;

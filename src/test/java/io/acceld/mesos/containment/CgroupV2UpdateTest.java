@@ -75,8 +75,8 @@ class CgroupV2UpdateTest {
 
   /**
    * The kernel would OOM-kill a container to bring it under a lower {@code memory.max}: while it
-   * uses more, the higher limit stays and one WARN names the container; the next update, once it
-   * uses less, lowers it.
+   * uses more than three quarters of it, the higher limit stays and one WARN names the container;
+   * the next update, once it uses less, lowers it.
    */
   @Test
   void aLowerMaxThanInUseIsKeptHigherWithAWarningAndTakenLater() throws IOException {
@@ -98,7 +98,11 @@ class CgroupV2UpdateTest {
                       .contains("it uses " + (100L << 20) + " bytes"));
     }
 
-    uses("t2", 40L << 20);
+    uses("t2", 49L << 20); // under 64 MiB, but without a quarter of it to spare
+    fence.update(new Limits(64L << 20, 1, false));
+    assertThat(read("t2", "memory.max")).isEqualTo(String.valueOf(128L << 20));
+
+    uses("t2", 48L << 20);
     fence.update(new Limits(64L << 20, 1, false));
 
     assertThat(read("t2", "memory.max")).isEqualTo(String.valueOf(64L << 20));
