@@ -1,9 +1,5 @@
 package io.acceld.mesos.executor;
 
-import com.fasterxml.jackson.databind.JsonNode;
-import com.fasterxml.jackson.databind.ObjectMapper;
-import com.fasterxml.jackson.databind.node.ArrayNode;
-import com.fasterxml.jackson.databind.node.ObjectNode;
 import com.google.protobuf.InvalidProtocolBufferException;
 import com.google.protobuf.MessageLite;
 import io.acceld.mesos.containment.DeviceNode;
@@ -13,7 +9,9 @@ import io.acceld.proto.mesos.v1.FrameworkInfo;
 import io.acceld.proto.mesos.v1.TaskInfo;
 import io.acceld.util.AtomicFiles;
 import io.acceld.util.ClientText;
+import io.acceld.util.JsonTrees;
 import java.io.IOException;
+import java.nio.charset.StandardCharsets;
 import java.nio.file.DirectoryStream;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -23,6 +21,7 @@ import java.util.ArrayList;
 import java.util.Base64;
 import java.util.HashMap;
 import java.util.HashSet;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
@@ -50,8 +49,6 @@ final class ContainerRecords {
   /** The container IDs the agent makes: UUIDs. Anything else in the directory is not ours. */
   private static final Pattern CONTAINER_ID = Pattern.compile("[0-9a-f-]{36}");
 
-  private static final ObjectMapper JSON = new ObjectMapper();
-
   private final Path dir;
 
   ContainerRecords(Path dir) throws IOException {
@@ -59,47 +56,38 @@ final class ContainerRecords {
   }
 
   void write(ContainerRecord record) throws IOException {
-    ObjectNode root = JSON.createObjectNode();
+    Map<String, Object> root = new LinkedHashMap<>();
     root.put("format", FORMAT);
     root.put("container", record.containerId());
     root.put("framework", encode(record.framework()));
     root.put("agent", encode(record.agent()));
     record.executor().ifPresent(e -> root.put("executor", encode(e)));
-    var tasks = root.putArray("tasks");
-    record.tasks().forEach(t -> tasks.add(encode(t)));
-    var reported = root.putArray("reported");
-    record.reported().forEach(reported::add);
+    root.put("tasks", record.tasks().stream().map(ContainerRecords::encode).toList());
+    root.put("reported", List.copyOf(record.reported()));
     root.put("pid", record.pid());
     root.put("start_time", record.startTime().toString());
     root.put("sandbox", record.sandbox().toString());
     record.token().ifPresent(t -> root.put("executor_token", t.value()));
-    record
-        .denied()
-        .ifPresent(
-            denied -> {
-              var nodes = root.putArray("denied_devices");
-              denied.forEach(node -> put(nodes, node));
-            });
+    record.denied().ifPresent(denied -> root.put("denied_devices", nodes(denied)));
     if (!record.taskDevices().isEmpty()) {
-      var byTask = root.putObject("task_devices");
-      record
-          .taskDevices()
-          .forEach(
-              (task, nodes) -> {
-                var list = byTask.putArray(task);
-                nodes.forEach(node -> put(list, node));
-              });
+      Map<String, Object> byTask = new LinkedHashMap<>();
+      record.taskDevices().forEach((task, nodes) -> byTask.put(task, nodes(nodes)));
+      root.put("task_devices", byTask);
     }
     AtomicFiles.write(
-        file(record.containerId()), JSON.writeValueAsBytes(root), AtomicFiles.OWNER_ONLY);
+        file(record.containerId()), JsonTrees.render(root, false), AtomicFiles.OWNER_ONLY);
   }
 
-  private static void put(ArrayNode nodes, DeviceNode node) {
-    nodes
-        .addObject()
-        .put("path", node.path().toString())
-        .put("major", node.major())
-        .put("minor", node.minor());
+  private static List<Object> nodes(List<DeviceNode> nodes) {
+    List<Object> list = new ArrayList<>();
+    for (DeviceNode node : nodes) {
+      Map<String, Object> n = new LinkedHashMap<>();
+      n.put("path", node.path().toString());
+      n.put("major", node.major());
+      n.put("minor", node.minor());
+      list.add(n);
+    }
+    return list;
   }
 
   void delete(String containerId) throws IOException {
@@ -135,8 +123,9 @@ final class ContainerRecords {
   }
 
   private ContainerRecord read(Path file) throws IOException {
-    JsonNode root = JSON.readTree(Files.readAllBytes(file));
-    int format = root.path("format").asInt(-1);
+    Map<?, ?> root =
+        JsonTrees.parse(Files.readAllBytes(file)) instanceof Map<?, ?> m ? m : Map.of();
+    long format = root.get("format") instanceof Long n ? n : -1;
     if (format != FORMAT) {
       throw new IOException("format " + format + ", this agent reads " + FORMAT);
     }
@@ -145,15 +134,15 @@ final class ContainerRecords {
       throw new IOException("container ID " + id + " does not match the file name");
     }
     List<TaskInfo> tasks = new ArrayList<>();
-    for (JsonNode t : root.path("tasks")) {
-      tasks.add(TaskInfo.parseFrom(decode(t.asText())));
+    for (Object t : list(root, "tasks")) {
+      tasks.add(TaskInfo.parseFrom(decode(string(t, "tasks"))));
     }
     Set<String> reported = new HashSet<>();
-    for (JsonNode r : root.path("reported")) {
-      reported.add(r.asText());
+    for (Object r : list(root, "reported")) {
+      reported.add(string(r, "reported"));
     }
     Optional<ExecutorInfo> executor =
-        root.has("executor")
+        root.containsKey("executor")
             ? Optional.of(ExecutorInfo.parseFrom(decode(text(root, "executor"))))
             : Optional.empty();
     return new ContainerRecord(
@@ -163,49 +152,66 @@ final class ContainerRecords {
         executor,
         tasks,
         reported,
-        root.path("pid").asLong(-1),
+        root.get("pid") instanceof Long pid ? pid : -1,
         Instant.parse(text(root, "start_time")),
         Path.of(text(root, "sandbox")),
-        root.has("executor_token")
+        root.containsKey("executor_token")
             ? Optional.of(ExecutorToken.of(text(root, "executor_token")))
             : Optional.empty(),
-        root.has("denied_devices")
-            ? Optional.of(nodes(root.path("denied_devices"), "denied_devices"))
+        root.containsKey("denied_devices")
+            ? Optional.of(nodes(root.get("denied_devices"), "denied_devices"))
             : Optional.empty(),
-        taskDevices(root.path("task_devices")));
+        taskDevices(root.get("task_devices")));
   }
 
   /** Absent in records of older agents and of command tasks: no task's devices are known. */
-  private static Map<String, List<DeviceNode>> taskDevices(JsonNode byTask) throws IOException {
+  private static Map<String, List<DeviceNode>> taskDevices(Object byTask) throws IOException {
     Map<String, List<DeviceNode>> devices = new HashMap<>();
-    for (var entry : (Iterable<Map.Entry<String, JsonNode>>) byTask::fields) {
-      devices.put(entry.getKey(), nodes(entry.getValue(), "task_devices"));
+    if (byTask instanceof Map<?, ?> map) {
+      for (Map.Entry<?, ?> entry : map.entrySet()) {
+        devices.put((String) entry.getKey(), nodes(entry.getValue(), "task_devices"));
+      }
     }
     return devices;
   }
 
-  private static List<DeviceNode> nodes(JsonNode list, String key) throws IOException {
+  private static List<DeviceNode> nodes(Object list, String key) throws IOException {
     List<DeviceNode> nodes = new ArrayList<>();
-    for (JsonNode n : list) {
-      if (!n.path("major").isInt() || !n.path("minor").isInt()) {
-        throw new IOException("'" + key + "' holds a node without its numbers: " + n);
+    for (Object item : list instanceof List<?> l ? l : List.of()) {
+      Map<?, ?> n = item instanceof Map<?, ?> m ? m : Map.of();
+      if (!(n.get("major") instanceof Long major && major == major.intValue())
+          || !(n.get("minor") instanceof Long minor && minor == minor.intValue())) {
+        throw new IOException(
+            "'"
+                + key
+                + "' holds a node without its numbers: "
+                + new String(JsonTrees.render(item, false), StandardCharsets.UTF_8));
       }
-      nodes.add(
-          new DeviceNode(Path.of(text(n, "path")), n.get("major").asInt(), n.get("minor").asInt()));
+      nodes.add(new DeviceNode(Path.of(text(n, "path")), major.intValue(), minor.intValue()));
     }
     return nodes;
+  }
+
+  private static List<?> list(Map<?, ?> root, String key) {
+    return root.get(key) instanceof List<?> l ? l : List.of();
+  }
+
+  private static String string(Object value, String key) throws IOException {
+    if (value instanceof String s) {
+      return s;
+    }
+    throw new IOException("'" + key + "' holds something that is not a string");
   }
 
   private Path file(String containerId) {
     return dir.resolve(containerId + SUFFIX);
   }
 
-  private static String text(JsonNode root, String key) throws IOException {
-    JsonNode v = root.get(key);
-    if (v == null || !v.isTextual()) {
+  private static String text(Map<?, ?> root, String key) throws IOException {
+    if (!(root.get(key) instanceof String v)) {
       throw new IOException("'" + key + "' is missing or not a string");
     }
-    return v.asText();
+    return v;
   }
 
   private static String encode(MessageLite message) {
