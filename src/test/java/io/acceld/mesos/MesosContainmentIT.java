@@ -276,9 +276,7 @@ class MesosContainmentIT {
           .isNotEqualTo(processGroup(task));
     }
     String container = running.getContainerStatus().getContainerId().getValue();
-    Path freezer =
-        Path.of("/sys/fs/cgroup/freezer", CgroupLeftovers.PARENT, container, "cgroup.procs");
-    assertThat(read(freezer).lines().map(Long::parseLong))
+    assertThat(read(CgroupLeftovers.procs(container)).lines().map(Long::parseLong))
         .as("all of them in the task's cgroup")
         .contains(escaped.values().stream().map(ProcessHandle::pid).toArray(Long[]::new));
     // /state shows its cgroups, user and limits
@@ -311,7 +309,7 @@ class MesosContainmentIT {
     for (var e : escaped.entrySet()) {
       Eventually.await("the " + e.getKey() + " process is gone", () -> !e.getValue().isAlive());
     }
-    assertThat(freezer.getParent()).doesNotExist();
+    assertThat(CgroupLeftovers.procs(container).getParent()).doesNotExist();
     nothingLeftUnderTheParent();
   }
 
