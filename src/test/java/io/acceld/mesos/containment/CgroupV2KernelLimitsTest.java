@@ -90,6 +90,27 @@ class CgroupV2KernelLimitsTest {
         .isPositive();
   }
 
+  /**
+   * A kill the container's own limit did not cause (here an ancestor's memory.max; a node out of
+   * memory or a systemd slice's MemoryMax alike) counts in its {@code oom_kill} too: the kernel
+   * counts every OOM kill in the victim's cgroup, the limit it hit ({@code oom}) only where that
+   * limit is. The task must not be failed as over its own memory.
+   */
+  @Test
+  void anOomKillAtAnAncestorsLimitIsNotTheContainersLimitHit() throws Exception {
+    Fence fence = create("squeezed", new Limits(256L << 20, 1, false));
+    Path parent = dir(fence).getParent();
+    Files.writeString(parent.resolve("memory.max"), String.valueOf(32L << 20));
+
+    Probes.Result r = Probes.run(fence, "/bin/sh", "-c", "exec tail /dev/zero");
+
+    assertThat(r.exit()).as("SIGKILLed by the OOM killer").isEqualTo(128 + 9);
+    assertThat(CgroupFiles.keyed(dir(fence).resolve("memory.events"), "oom_kill").getAsLong())
+        .isPositive();
+    assertThat(CgroupFiles.keyed(dir(fence).resolve("memory.events"), "oom").getAsLong()).isZero();
+    assertThat(fence.memoryLimitHit()).isFalse();
+  }
+
   @Test
   void aProcessUnderTheLimitRunsAndNoLimitIsHit() throws Exception {
     Fence fence = create("small", new Limits(64L << 20, 1, false));
