@@ -282,9 +282,7 @@ class MesosContainmentIT {
           .isNotEqualTo(processGroup(task));
     }
     String container = running.getContainerStatus().getContainerId().getValue();
-    Path freezer =
-        Path.of("/sys/fs/cgroup/freezer", CgroupLeftovers.PARENT, container, "cgroup.procs");
-    assertThat(read(freezer).lines().map(Long::parseLong))
+    assertThat(read(CgroupLeftovers.procs(container)).lines().map(Long::parseLong))
         .as("all of them in the task's cgroup")
         .contains(escaped.values().stream().map(ProcessHandle::pid).toArray(Long[]::new));
     // The whole of the container now: the processes the task recorded, and whatever its cgroups
@@ -293,10 +291,7 @@ class MesosContainmentIT {
     for (String name : started) {
       pids.add(Long.parseLong(read(out).replaceAll("(?s).*\\b" + name + "=(\\d+).*", "$1")));
     }
-    List<Path> cgroups =
-        java.util.stream.Stream.of("freezer", "memory", "cpu", "devices")
-            .map(c -> Path.of("/sys/fs/cgroup", c, CgroupLeftovers.PARENT, container))
-            .toList();
+    List<Path> cgroups = CgroupLeftovers.cgroups(container);
     java.util.Set<Long> inCgroups = new java.util.TreeSet<>();
     for (Path cgroup : cgroups) {
       read(cgroup.resolve("cgroup.procs")).lines().map(Long::parseLong).forEach(inCgroups::add);

@@ -13,11 +13,12 @@ import org.junit.jupiter.api.extension.ExtensionContext;
 
 /**
  * Removes the Mesos task cgroups a test left under {@code <cgroup-root>/<hierarchy>/}{@link
- * #PARENT} (registered for every test; it runs after the test's own clean-up, which kills what the
- * test left running, and an rmdir removes only an empty cgroup, so a busy one stays and is named).
- * Tests that stop a bridge leave its tasks running on purpose, as an agent restart does; their
- * processes are killed by the test, but nothing else would remove the cgroups. Tests of containment
- * assert that the agent itself removed them ({@link #under}) before this runs.
+ * #PARENT}, or {@code <cgroup-root>/}{@link #PARENT} on pure cgroup v2 (registered for every test;
+ * it runs after the test's own clean-up, which kills what the test left running, and an rmdir
+ * removes only an empty cgroup, so a busy one stays and is named). Tests that stop a bridge leave
+ * its tasks running on purpose, as an agent restart does; their processes are killed by the test,
+ * but nothing else would remove the cgroups. Tests of containment assert that the agent itself
+ * removed them ({@link #under}) before this runs.
  */
 public final class CgroupLeftovers implements AfterEachCallback, AfterAllCallback {
   static final Path ROOT = Path.of("/sys/fs/cgroup");
@@ -70,7 +71,38 @@ public final class CgroupLeftovers implements AfterEachCallback, AfterAllCallbac
     return List.copyOf(ids);
   }
 
+  /**
+   * The {@code cgroup.procs} of container {@code id}'s cgroup that lists every process it holds:
+   * the freezer's on v1, the one cgroup's on pure v2.
+   */
+  public static Path procs(String id) {
+    Path hierarchy = pureV2() ? ROOT : ROOT.resolve("freezer");
+    return hierarchy.resolve(PARENT).resolve(id).resolve("cgroup.procs");
+  }
+
+  /**
+   * Container {@code id}'s cgroup directories: one per controller it is fenced by on v1 (freezer,
+   * memory, cpu, devices), the one cgroup on pure v2.
+   */
+  public static List<Path> cgroups(String id) {
+    if (pureV2()) {
+      return List.of(ROOT.resolve(PARENT).resolve(id));
+    }
+    return java.util.stream.Stream.of("freezer", "memory", "cpu", "devices")
+        .map(c -> ROOT.resolve(c).resolve(PARENT).resolve(id))
+        .toList();
+  }
+
+  /** Whether the root is a cgroup2 mount itself, not a directory of v1 (and hybrid) mounts. */
+  private static boolean pureV2() {
+    return Files.isRegularFile(ROOT.resolve("cgroup.controllers"));
+  }
+
   private static List<Path> parents() {
+    if (pureV2()) {
+      // the directories under a cgroup2 root are cgroups, not hierarchies
+      return List.of(ROOT.resolve(PARENT), ROOT.resolve(SECOND_PARENT));
+    }
     List<Path> parents = new ArrayList<>();
     try (DirectoryStream<Path> hierarchies = Files.newDirectoryStream(ROOT, Files::isDirectory)) {
       hierarchies.forEach(

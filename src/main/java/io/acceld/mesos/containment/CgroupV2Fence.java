@@ -218,11 +218,21 @@ public final class CgroupV2Fence implements Fence {
     return CgroupFiles.keyed(dir.resolve("cgroup.events"), key).orElse(0);
   }
 
-  /** {@code memory.events}' {@code oom_kill}: processes the OOM killer killed in this subtree. */
+  /**
+   * {@code memory.events}: {@code oom_kill} counts every OOM kill of a process in this subtree,
+   * whatever limit caused it (the node out of memory, an ancestor's {@code memory.max}); {@code
+   * oom} counts the times this subtree's own limit was reached and the OOM killer ran. Both, or the
+   * task of a container killed by another limit would be reported as over its own memory.
+   */
   @Override
   public boolean memoryLimitHit() throws IOException {
-    OptionalLong kills = CgroupFiles.keyed(dir.resolve("memory.events"), "oom_kill");
-    return kills.isPresent() && kills.getAsLong() > 0;
+    Path events = dir.resolve("memory.events");
+    OptionalLong kills = CgroupFiles.keyed(events, "oom_kill");
+    if (kills.isEmpty() || kills.getAsLong() == 0) {
+      return false;
+    }
+    OptionalLong atLimit = CgroupFiles.keyed(events, "oom");
+    return atLimit.isPresent() && atLimit.getAsLong() > 0;
   }
 
   @Override

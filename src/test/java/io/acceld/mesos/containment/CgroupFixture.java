@@ -23,8 +23,10 @@ import org.junit.jupiter.api.Assumptions;
  * cgroups. A CI runner that lacks a kind sets {@code CONTAINMENT_TESTS_LACK} to a comma-separated
  * list of what it lacks ({@code cgroup-v1}: no v1 controllers; {@code cgroup-v2-bpf}: no cgroup2
  * mount or no BPF device programs; {@code hybrid}: not a v1 node with a cgroup2 mount at {@code
- * unified/}), and only those tests are skipped; everywhere else a missing capability fails the test
- * with the preflight's reason.
+ * unified/}; {@code cgroup-v2-memory}: a pure cgroup2 root without the memory and cpu controllers;
+ * on a v1 or hybrid node those tests are skipped with the reason, see CgroupV2KernelLimitsTest),
+ * and only those tests are skipped; everywhere else a missing capability fails the test with the
+ * preflight's reason.
  */
 final class CgroupFixture {
   static final Path CGROUP_ROOT = Path.of("/sys/fs/cgroup");

@@ -64,5 +64,8 @@ class CgroupV2LimitsTest {
     assertThat(fence.memoryLimitHit()).isFalse();
     Files.writeString(events, "low 0\nhigh 0\nmax 12\noom 1\noom_kill 1\noom_group_kill 0\n");
     assertThat(fence.memoryLimitHit()).isTrue();
+    // killed, but not at its own limit: a node out of memory, or an ancestor's memory.max
+    Files.writeString(events, "low 0\nhigh 0\nmax 0\noom 0\noom_kill 1\noom_group_kill 0\n");
+    assertThat(fence.memoryLimitHit()).isFalse();
   }
 }
