@@ -81,7 +81,7 @@ class MesosBridgeParentLockTest {
             "t-1", offer.getAgentId(), "exec sleep 300", List.of(MesosCalls.scalar("cpus", 0.1)));
     assertThat(client.call(MesosCalls.accept(id, offer, List.of(task)), stream).status())
         .isEqualTo(202);
-    Path freezer = Path.of("/sys/fs/cgroup/freezer", CgroupLeftovers.PARENT);
+    Path freezer = CgroupLeftovers.processParent();
     Eventually.await("the task running in its container", () -> !runningIn(freezer).isEmpty());
     List<Path> containers = runningIn(freezer);
     assertThat(containers).as("the task's container").hasSize(1);

@@ -93,6 +93,29 @@ public final class CgroupLeftovers implements AfterEachCallback, AfterAllCallbac
         .toList();
   }
 
+  /**
+   * For a test that reads v1 control files ({@code memory.limit_in_bytes}, {@code cpu.shares},
+   * {@code devices.list}): fails on a pure v2 node, naming why, unless {@code
+   * CONTAINMENT_TESTS_LACK} names {@code cgroup-v1} (then it is skipped with the reason). The v2
+   * counterparts are CgroupV2KernelLimitsTest and CgroupV2ContainmentTest.
+   */
+  public static void requireV1Files() {
+    if (!pureV2()) {
+      return;
+    }
+    String why = ROOT + " is a pure cgroup v2 root: this test reads v1 control files";
+    String lacks = System.getenv().getOrDefault("CONTAINMENT_TESTS_LACK", "");
+    org.junit.jupiter.api.Assumptions.assumeFalse(
+        java.util.Set.of(lacks.split(",")).contains("cgroup-v1"),
+        "CONTAINMENT_TESTS_LACK names cgroup-v1: " + why);
+    throw new AssertionError(why);
+  }
+
+  /** The agent's cgroup parent in the hierarchy that lists every process: freezer, or v2's. */
+  public static Path processParent() {
+    return (pureV2() ? ROOT : ROOT.resolve("freezer")).resolve(PARENT);
+  }
+
   /** Whether the root is a cgroup2 mount itself, not a directory of v1 (and hybrid) mounts. */
   private static boolean pureV2() {
     return Files.isRegularFile(ROOT.resolve("cgroup.controllers"));

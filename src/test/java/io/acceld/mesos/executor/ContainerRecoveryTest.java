@@ -68,6 +68,7 @@ class ContainerRecoveryTest {
 
   @Test
   void aTaskThatSurvivedIsReattachedAndItsExitReported() throws IOException {
+    CgroupLeftovers.requireV1Files();
     TaskStatus running = launchHeldTask("t-live");
     String container = running.getContainerStatus().getContainerId().getValue();
     Path limit = MEMORY_CGROUPS.resolve(container).resolve("memory.limit_in_bytes");

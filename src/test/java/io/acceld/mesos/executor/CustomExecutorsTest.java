@@ -433,6 +433,7 @@ class CustomExecutorsTest {
    */
   @Test
   void aContainersLimitsFollowTheTasksLaunchedIntoItsExecutor() throws IOException {
+    CgroupLeftovers.requireV1Files();
     open();
     ExecutorInfo info =
         waitingExecutor().toBuilder()
@@ -482,6 +483,7 @@ class CustomExecutorsTest {
    */
   @Test
   void aTaskLaunchedIntoARunningExecutorOpensItsOwnGpuUntilItEnds() throws Exception {
+    CgroupLeftovers.requireV1Files();
     Path devRoot =
         new io.acceld.simulate.FakeNodeTree(dir.resolve("node"))
             .charDevice("nvidia0", 195, 0)
