@@ -259,11 +259,27 @@ public final class CgroupV1Fence implements Fence {
     if (memory == null || !Files.isDirectory(memory)) {
       return false;
     }
+    // oom_kill counts every OOM kill of a process in the cgroup, whatever limit caused it: its own,
+    // an ancestor's, or the node running out. It was this container's own limit only if its usage
+    // reached it: the high-water mark is at the limit (failcnt would say so too, but kernels since
+    // 6.12 no longer count it unless asked).
     OptionalLong kills = CgroupFiles.keyed(memory.resolve("memory.oom_control"), "oom_kill");
-    if (kills.isPresent()) {
-      return kills.getAsLong() > 0;
+    return (kills.isEmpty() || kills.getAsLong() > 0)
+        && (reached(memory, "memory.") || reached(memory, "memory.memsw."));
+  }
+
+  /** Whether the counter {@code prefix} refused a charge or its high-water mark is at its limit. */
+  private static boolean reached(Path memory, String prefix) throws IOException {
+    Path limit = memory.resolve(prefix + "limit_in_bytes");
+    if (!Files.exists(limit)) {
+      return false; // no memsw: swap accounting off
     }
-    return Long.parseLong(CgroupFiles.read(memory.resolve("memory.failcnt")).strip()) > 0;
+    return count(memory.resolve(prefix + "failcnt")) > 0
+        || count(memory.resolve(prefix + "max_usage_in_bytes")) >= count(limit);
+  }
+
+  private static long count(Path file) throws IOException {
+    return Long.parseLong(CgroupFiles.read(file).strip());
   }
 
   @Override

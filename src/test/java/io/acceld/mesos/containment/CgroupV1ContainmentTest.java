@@ -56,6 +56,29 @@ class CgroupV1ContainmentTest extends ContainmentContract {
     assertThat(fence.memoryLimitMessage()).contains(String.valueOf(32L << 20));
   }
 
+  /**
+   * {@code oom_kill} in {@code memory.oom_control} counts every OOM kill in the cgroup; a task
+   * killed at an ancestor's limit (or by a node out of memory) did not hit its own, and must not be
+   * failed as if it had: its own {@code failcnt} stays 0.
+   */
+  @Test
+  void anOomKillAtAnAncestorsLimitIsNotTheContainersLimitHit() throws Exception {
+    Fence fence =
+        containment.create(
+            "squeezed", new Limits(256L << 20, 1, false), List.of(), Optional.empty());
+    fences.add(fence);
+    Path memory = CgroupFixture.CGROUP_ROOT.resolve("memory").resolve(cgroups.parent);
+    Files.writeString(memory.resolve("memory.limit_in_bytes"), String.valueOf(32L << 20));
+
+    Probes.Result r = Probes.run(fence, "/bin/sh", "-c", "exec tail /dev/zero");
+
+    assertThat(r.exit()).as("SIGKILLed by the OOM killer").isEqualTo(128 + 9);
+    assertThat(Files.readString(memory.resolve("squeezed/memory.oom_control")))
+        .as("the kernel counts the kill in the container")
+        .containsPattern("oom_kill [1-9]");
+    assertThat(fence.memoryLimitHit()).isFalse();
+  }
+
   @Test
   void limitsAreWritten() throws Exception {
     Limits limits = new Limits(48L << 20, 1.5, true);

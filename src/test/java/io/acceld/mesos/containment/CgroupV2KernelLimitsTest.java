@@ -145,13 +145,13 @@ class CgroupV2KernelLimitsTest {
     assertThat(read(fence, "memory.max")).isEqualTo(String.valueOf(128L << 20));
     assertThat(read(fence, "memory.low")).isEqualTo(String.valueOf(128L << 20));
 
-    // a task ended: the soft limit and shares come down, the hard limit stays
+    // a task ended: with nothing in the cgroup using memory, the hard limit comes down too
     fence.update(new Limits(64L << 20, 0.5, true));
 
-    assertThat(read(fence, "memory.max")).isEqualTo(String.valueOf(128L << 20));
+    assertThat(read(fence, "memory.max")).isEqualTo(String.valueOf(64L << 20));
     assertThat(read(fence, "memory.low")).isEqualTo(String.valueOf(64L << 20));
     assertThat(read(fence, "cpu.max")).isEqualTo("50000 100000");
-    assertThat(fence.limits().memoryBytes()).isEqualTo(128L << 20);
+    assertThat(fence.limits().memoryBytes()).isEqualTo(64L << 20);
   }
 
   @Test
