@@ -116,7 +116,24 @@ public final class JsonTrees {
     }
   }
 
+  /**
+   * How {@link #read} builds a value beyond the plain types: what a JSON {@code null} becomes, and
+   * whether an integer beyond a {@code long} is kept as a {@code BigInteger} (else it is an error).
+   */
+  public record Values(Object jsonNull, boolean bigIntegers) {
+    static final Values PLAIN = new Values(null, false);
+  }
+
   private static Object read(JsonParser p, JsonToken token) throws IOException {
+    return read(p, token, Values.PLAIN);
+  }
+
+  /**
+   * The value that starts at {@code token} of {@code p}, read to its end, for a caller with a
+   * parser of its own configuration; duplicate keys keep their first place and take the last value
+   * unless the parser refuses them.
+   */
+  public static Object read(JsonParser p, JsonToken token, Values values) throws IOException {
     if (token == null) {
       throw new JsonParseException(p, "unexpected end of input");
     }
@@ -125,14 +142,14 @@ public final class JsonTrees {
         Map<String, Object> map = new LinkedHashMap<>();
         for (JsonToken t = p.nextToken(); t != JsonToken.END_OBJECT; t = p.nextToken()) {
           String key = p.currentName();
-          map.put(key, read(p, p.nextToken()));
+          map.put(key, read(p, p.nextToken(), values));
         }
         return map;
       }
       case START_ARRAY -> {
         List<Object> list = new ArrayList<>();
         for (JsonToken t = p.nextToken(); t != JsonToken.END_ARRAY; t = p.nextToken()) {
-          list.add(read(p, t));
+          list.add(read(p, t, values));
         }
         return list;
       }
@@ -140,7 +157,9 @@ public final class JsonTrees {
         return p.getText();
       }
       case VALUE_NUMBER_INT -> {
-        return p.getLongValue();
+        return values.bigIntegers() && p.getNumberType() == JsonParser.NumberType.BIG_INTEGER
+            ? p.getBigIntegerValue()
+            : (Object) p.getLongValue();
       }
       case VALUE_NUMBER_FLOAT -> {
         return p.getDoubleValue();
@@ -152,7 +171,7 @@ public final class JsonTrees {
         return Boolean.FALSE;
       }
       case VALUE_NULL -> {
-        return null;
+        return values.jsonNull();
       }
       default -> throw new JsonParseException(p, "unexpected " + token);
     }

@@ -196,7 +196,12 @@ class CommandTasksTest {
     Eventually.await("the trap to be set", () -> Files.exists(sandbox.resolve("ready")));
     long pid = running.getContainerStatus().getExecutorPid();
 
-    containers.kill(FRAMEWORK, taskId("t-stubborn"), Optional.of(grace(Duration.ofMillis(300))));
+    // The trap runs once the shell is scheduled after the signal: on a loaded machine that may be
+    // later than 300 ms, so the grace the test gives is scaled like its waits.
+    containers.kill(
+        FRAMEWORK,
+        taskId("t-stubborn"),
+        Optional.of(grace(io.acceld.testing.Waits.scaled(Duration.ofMillis(300)))));
 
     TaskStatus killed = sink.awaitTerminal("t-stubborn");
     assertThat(killed.getState()).isEqualTo(TaskState.TASK_KILLED);

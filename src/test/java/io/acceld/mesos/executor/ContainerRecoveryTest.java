@@ -119,18 +119,7 @@ class ContainerRecoveryTest {
                 c.parent()));
     first = Containers.open(dir, settings, before, new MutableClock());
     first.recover();
-    io.acceld.allocation.RuntimeSpec gpu0 =
-        new io.acceld.allocation.RuntimeSpec(
-            java.util.Map.of(),
-            List.of(
-                new io.acceld.allocation.RuntimeSpec.DeviceNode(
-                    "/dev/nvidia0", "/dev/nvidia0", "rw")),
-            List.of(),
-            List.of());
-    first.launch(
-        commandLaunch(
-            task("t-gpu", shell("while [ ! -e release ]; do sleep 0.02; done; exit 0")), gpu0));
-    TaskStatus running = before.await("t-gpu", TaskState.TASK_RUNNING);
+    TaskStatus running = launchHoldingGpu0("t-gpu");
     List<String> deniedBefore = first.fences().get(0).deniedDevices();
     assertThat(deniedBefore).as("only the GPU it was not given").containsExactly("195:1");
     List<String> allowedBefore = first.fences().get(0).allowedDevices();
@@ -297,6 +286,7 @@ class ContainerRecoveryTest {
    */
   @Test
   void aReattachedExecutorsDeviceFenceStillFollowsItsTasks() throws Exception {
+    CgroupLeftovers.requireV1Files(); // its probe joins the v1 devices cgroup
     Path devRoot =
         new io.acceld.simulate.FakeNodeTree(node)
             .charDevice("nvidia0", 195, 0)
@@ -351,18 +341,7 @@ class ContainerRecoveryTest {
         CustomExecutorsTest.withDevRoot(settings(Duration.ofMinutes(1)), devRoot);
     first = Containers.open(dir, settings, before, new MutableClock());
     first.recover();
-    io.acceld.allocation.RuntimeSpec gpu0 =
-        new io.acceld.allocation.RuntimeSpec(
-            java.util.Map.of(),
-            List.of(
-                new io.acceld.allocation.RuntimeSpec.DeviceNode(
-                    "/dev/nvidia0", "/dev/nvidia0", "rw")),
-            List.of(),
-            List.of());
-    first.launch(
-        commandLaunch(
-            task("t-old", shell("while [ ! -e release ]; do sleep 0.02; done; exit 0")), gpu0));
-    TaskStatus running = before.await("t-old", TaskState.TASK_RUNNING);
+    TaskStatus running = launchHoldingGpu0("t-old");
     first.close();
     Path record = onlyRecord();
     var json =
@@ -393,6 +372,7 @@ class ContainerRecoveryTest {
    */
   @Test
   void anOlderRecordWithoutTaskDevicesNeverNarrowsTheFence() throws Exception {
+    CgroupLeftovers.requireV1Files(); // its probe joins the v1 devices cgroup
     Path devRoot =
         new io.acceld.simulate.FakeNodeTree(node)
             .charDevice("nvidia0", 195, 0)
@@ -535,5 +515,24 @@ class ContainerRecoveryTest {
     } catch (IOException e) {
       return -1;
     }
+  }
+
+  /**
+   * Launches command task {@code id} on the first agent, given {@code /dev/nvidia0}, running until
+   * a file {@code release} appears in its sandbox; returns its TASK_RUNNING.
+   */
+  private TaskStatus launchHoldingGpu0(String id) throws IOException {
+    io.acceld.allocation.RuntimeSpec gpu0 =
+        new io.acceld.allocation.RuntimeSpec(
+            java.util.Map.of(),
+            List.of(
+                new io.acceld.allocation.RuntimeSpec.DeviceNode(
+                    "/dev/nvidia0", "/dev/nvidia0", "rw")),
+            List.of(),
+            List.of());
+    first.launch(
+        commandLaunch(
+            task(id, shell("while [ ! -e release ]; do sleep 0.02; done; exit 0")), gpu0));
+    return before.await(id, TaskState.TASK_RUNNING);
   }
 }
