@@ -64,6 +64,17 @@ final class CgroupFixture {
     return all;
   }
 
+  /** Destroys {@code fences}, then {@link #assertNothingLeftAndRemove}, even if one fails. */
+  void destroyAndCheck(List<Fence> fences) throws IOException {
+    try {
+      for (Fence fence : fences) {
+        fence.destroy();
+      }
+    } finally {
+      assertNothingLeftAndRemove();
+    }
+  }
+
   /**
    * Asserts no container cgroup is left under the test parent, then removes the parent in every
    * hierarchy, killing leftovers first so a failing test cannot leak processes.

@@ -50,13 +50,7 @@ class CgroupV2ContainmentTest extends ContainmentContract {
   @Test
   void withoutCgroupKillFreezingAndKillingEveryPidDoesIt() throws Exception {
     Fence fence = create("old-kernel", List.of());
-    Probes.Result r =
-        Probes.run(
-            fence,
-            "/bin/sh",
-            "-c",
-            "sh -c 'trap \"\" TERM; exec sleep 600' </dev/null >/dev/null 2>&1 & echo $!");
-    long orphan = Long.parseLong(r.out().strip());
+    long orphan = Probes.termDeafOrphan(fence);
     assertThat(Probes.ended(orphan)).isFalse();
 
     assertThat(((CgroupV2Fence) fence).withoutKillFile().killAll(Duration.ofSeconds(5))).isTrue();

@@ -61,13 +61,7 @@ class CgroupV2KernelLimitsTest {
 
   @AfterEach
   void nothingLeft() throws IOException {
-    try {
-      for (Fence fence : fences) {
-        fence.destroy();
-      }
-    } finally {
-      cgroups.assertNothingLeftAndRemove();
-    }
+    cgroups.destroyAndCheck(fences);
   }
 
   private Fence create(String id, Limits limits) throws IOException {
@@ -169,13 +163,7 @@ class CgroupV2KernelLimitsTest {
   @Test
   void killingTheFenceEndsEveryProcessInIt() throws Exception {
     Fence fence = create("kill", new Limits(64L << 20, 1, false));
-    Probes.Result r =
-        Probes.run(
-            fence,
-            "/bin/sh",
-            "-c",
-            "sh -c 'trap \"\" TERM; exec sleep 600' </dev/null >/dev/null 2>&1 & echo $!");
-    long orphan = Long.parseLong(r.out().strip());
+    long orphan = Probes.termDeafOrphan(fence);
     assertThat(Probes.ended(orphan)).isFalse();
 
     assertThat(fence.killAll(java.time.Duration.ofSeconds(5))).isTrue();

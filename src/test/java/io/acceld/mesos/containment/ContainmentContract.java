@@ -76,13 +76,7 @@ abstract class ContainmentContract {
 
   @AfterEach
   void nothingLeft() throws IOException {
-    try {
-      for (Fence fence : fences) {
-        fence.destroy();
-      }
-    } finally {
-      cgroups.assertNothingLeftAndRemove();
-    }
+    cgroups.destroyAndCheck(fences);
   }
 
   Fence create(String id, List<DeviceNode> allowed) throws IOException {

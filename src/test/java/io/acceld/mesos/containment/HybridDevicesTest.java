@@ -27,13 +27,7 @@ class HybridDevicesTest {
 
   @AfterEach
   void nothingLeft() throws IOException {
-    try {
-      for (Fence fence : fences) {
-        fence.destroy();
-      }
-    } finally {
-      cgroups.assertNothingLeftAndRemove();
-    }
+    cgroups.destroyAndCheck(fences);
   }
 
   @Test

@@ -71,6 +71,20 @@ final class Probes {
     }
   }
 
+  /**
+   * Starts, in {@code fence}, a process that ignores SIGTERM and whose parent has exited
+   * (re-parented to init, as a double fork leaves it); returns its pid.
+   */
+  static long termDeafOrphan(Fence fence) throws IOException, InterruptedException {
+    Result r =
+        run(
+            fence,
+            "/bin/sh",
+            "-c",
+            "sh -c 'trap \"\" TERM; exec sleep 600' </dev/null >/dev/null 2>&1 & echo $!");
+    return Long.parseLong(r.out().strip());
+  }
+
   /** Whether {@code pid} has exited: gone, or a zombie waiting for its parent to reap it. */
   static boolean ended(long pid) throws IOException {
     try {
