@@ -10,12 +10,16 @@ import java.util.List;
 import java.util.Map;
 import java.util.OptionalLong;
 import java.util.Set;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
  * A container on cgroup v1: one directory per controller, {@code <mount>/<parent>/<id>}. The
  * freezer cgroup is always made, since killing everything needs it.
  */
 public final class CgroupV1Fence implements Fence {
+  private static final Logger log = LoggerFactory.getLogger(CgroupV1Fence.class);
+
   /** The kernel's freezer settles FREEZING to FROZEN once every task stopped; seconds at worst. */
   private static final Duration FREEZE_WAIT = Duration.ofSeconds(2);
 
@@ -143,6 +147,7 @@ public final class CgroupV1Fence implements Fence {
           if (swapAccounting) {
             CgroupFiles.write(memsw, bytes);
           }
+          resetHighWaterMarks(memory);
         } catch (IOException e) {
           // what is in force now: memsw refused alone leaves limit_in_bytes lowered
           hard = Long.parseLong(CgroupFiles.read(memory.resolve(LIMIT)).strip());
@@ -266,6 +271,25 @@ public final class CgroupV1Fence implements Fence {
     OptionalLong kills = CgroupFiles.keyed(memory.resolve("memory.oom_control"), "oom_kill");
     return (kills.isEmpty() || kills.getAsLong() > 0)
         && (reached(memory, "memory.") || reached(memory, "memory.memsw."));
+  }
+
+  /**
+   * After a lower limit took: a high-water mark from the tasks before it may be above the new
+   * limit, and {@link #memoryLimitHit} would take a later kill that this limit did not cause for
+   * one it did. Writing 0 restarts each mark from the current usage. Best-effort: a mark left high
+   * only risks that misreading.
+   */
+  private void resetHighWaterMarks(Path memory) {
+    for (String mark : List.of("memory.max_usage_in_bytes", "memory.memsw.max_usage_in_bytes")) {
+      Path file = memory.resolve(mark);
+      try {
+        if (Files.exists(file)) {
+          CgroupFiles.write(file, "0");
+        }
+      } catch (IOException e) {
+        log.debug("Could not reset {} of container {}: {}", mark, containerId(), e.getMessage());
+      }
+    }
   }
 
   /** Whether the counter {@code prefix} refused a charge or its high-water mark is at its limit. */

@@ -179,6 +179,11 @@ class CgroupV1ContainmentTest extends ContainmentContract {
     assertThat(Files.readString(memory.resolve("memory.limit_in_bytes")).strip())
         .isEqualTo(String.valueOf(16L << 20));
     assertThat(fence.limits().memoryBytes()).isEqualTo(16L << 20);
+    // dd's 48 MiB high-water mark would otherwise read as this 16 MiB limit reached
+    assertThat(
+            Long.parseLong(Files.readString(memory.resolve("memory.max_usage_in_bytes")).strip()))
+        .isLessThan(16L << 20);
+    assertThat(fence.memoryLimitHit()).isFalse();
   }
 
   @Test
