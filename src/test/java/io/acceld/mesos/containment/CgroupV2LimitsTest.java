@@ -2,11 +2,9 @@ package io.acceld.mesos.containment;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import io.acceld.config.MesosIsolation;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.util.EnumSet;
 import java.util.List;
 import java.util.Optional;
 import org.junit.jupiter.api.Test;
@@ -21,20 +19,7 @@ class CgroupV2LimitsTest {
   @TempDir Path root;
 
   private Containment containment() throws IOException {
-    Files.writeString(root.resolve("cgroup.controllers"), "cpu memory pids\n");
-    for (Path dir : List.of(root, root.resolve("acceld"), root.resolve("acceld/mesos"))) {
-      Files.createDirectories(dir);
-      Files.writeString(dir.resolve("cgroup.subtree_control"), "");
-    }
-    return Containment.create(
-        new ContainmentSettings(
-            EnumSet.of(MesosIsolation.MEMORY, MesosIsolation.CPU),
-            false,
-            true,
-            root,
-            root,
-            ContainmentSettings.DEFAULT_SETPRIV,
-            "acceld/mesos"));
+    return V2FileTree.containment(root);
   }
 
   @Test

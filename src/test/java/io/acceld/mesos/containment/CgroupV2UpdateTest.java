@@ -2,12 +2,10 @@ package io.acceld.mesos.containment;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import io.acceld.config.MesosIsolation;
 import io.acceld.testing.LogCapture;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.util.EnumSet;
 import java.util.List;
 import java.util.Optional;
 import org.junit.jupiter.api.Test;
@@ -23,21 +21,7 @@ class CgroupV2UpdateTest {
   @TempDir Path root;
 
   private Fence fence(String id, Limits limits) throws IOException {
-    Files.writeString(root.resolve("cgroup.controllers"), "cpu memory pids\n");
-    for (Path dir : List.of(root, root.resolve("acceld"), root.resolve("acceld/mesos"))) {
-      Files.createDirectories(dir);
-      Files.writeString(dir.resolve("cgroup.subtree_control"), "");
-    }
-    Containment containment =
-        Containment.create(
-            new ContainmentSettings(
-                EnumSet.of(MesosIsolation.MEMORY, MesosIsolation.CPU),
-                false,
-                true,
-                root,
-                root,
-                ContainmentSettings.DEFAULT_SETPRIV,
-                "acceld/mesos"));
+    Containment containment = V2FileTree.containment(root);
     Fence fence = containment.create(id, limits, List.of(), Optional.empty());
     assertThat(fence).isInstanceOf(CgroupV2Fence.class);
     return fence;
