@@ -74,9 +74,10 @@ public final class Settings {
       new Setting<>(
           "rescan-interval",
           "DURATION",
-          "How often 'run' rediscovers devices to catch hot-plug (0 disables).",
+          "How often 'run' rediscovers devices in full (0 disables). A backstop: PCI arrivals and"
+              + " departures, device nodes and NVML's MIG events already start one at once.",
           Parsers.duration(),
-          "30s");
+          "60s");
 
   public static final Setting<Path> DEVICE_PLUGIN_DIR =
       new Setting<>(
