@@ -32,6 +32,10 @@ public record ClassificationRule(
   }
 
   public boolean matches(PciDevice d) {
+    return matches(d.identity());
+  }
+
+  public boolean matches(PciIdentity d) {
     return (vendor.isEmpty() || vendor.getAsInt() == d.vendor())
         && (device.isEmpty() || device.getAsInt() == d.device())
         && (pciClass.isEmpty() || pciClass.get().matches(d.classCode()))

@@ -13,16 +13,13 @@ import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
-import java.util.concurrent.ExecutionException;
-import java.util.concurrent.Future;
 import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.ThreadPoolExecutor;
 import java.util.concurrent.TimeUnit;
-import java.util.concurrent.TimeoutException;
 
 /**
- * Runs one device's sysfs reads on a worker thread with a deadline. A read of a wedged driver
- * attribute blocks in the kernel and no Java interrupt ends it, so the caller stops waiting
+ * Runs a scan's sysfs reads on a worker thread, each device's with a deadline. A read of a wedged
+ * driver attribute blocks in the kernel and no Java interrupt ends it, so the caller stops waiting
  * instead: the blocked file is remembered (and never read again until that read returns), the
  * worker is abandoned to its read, and the device is read again on a fresh worker, where the
  * blocked file reads as absent (an optional attribute such as {@code numa_node}: the device keeps
@@ -33,7 +30,7 @@ final class DeadlineReads {
   /** How long one device's reads may take. */
   static final Duration DEFAULT_DEADLINE = Duration.ofSeconds(2);
 
-  /** Reads of one device, attempted again after each file that blocked; bounded per device. */
+  /** Reads of one item, attempted again after each file that blocked; bounded per item. */
   private static final int MAX_ATTEMPTS = 4;
 
   /** A read that did not return in time, or a file whose earlier read has not returned yet. */
@@ -45,12 +42,6 @@ final class DeadlineReads {
     Blocked(String what) {
       super("reading " + what + " blocks");
     }
-  }
-
-  /** One device's reads, given the files to read with. */
-  @FunctionalInterface
-  interface Read<T> {
-    T read(SysfsFiles files) throws IOException;
   }
 
   /**
@@ -91,48 +82,145 @@ final class DeadlineReads {
         .toList();
   }
 
+  /** One item's reads in {@link #runEach}. */
+  @FunctionalInterface
+  interface ItemRead<I, T> {
+    T read(I item, SysfsFiles files) throws IOException;
+  }
+
   /**
-   * Runs {@code read} with the deadline, retrying past each file that blocks.
+   * How one item's reads in {@link #runEach} ended.
    *
-   * @throws Blocked if it still cannot finish (a required file blocks)
+   * @param value what they read, or null if they failed
+   * @param error why they failed: an {@link IOException} ({@link Blocked} among them) or a
+   *     RuntimeException; null if they did not
    */
-  <T> T run(String what, Read<T> read) throws IOException {
-    for (int attempt = 1; ; attempt++) {
-      // The key set is a live view: SysfsFiles forgets a file there when its read returns.
-      SysfsFiles files = new SysfsFiles(wedged.keySet());
-      Future<T> result = submit(() -> read.read(files));
-      try {
-        return result.get(deadline.toNanos(), TimeUnit.NANOSECONDS);
-      } catch (TimeoutException e) {
-        abandonWorker();
-        Optional<Path> stuck = files.reading();
-        if (stuck.isEmpty()) {
-          throw new Blocked(what);
+  record Outcome<T>(T value, Exception error) {}
+
+  /**
+   * Runs {@code read} for each item, in order, on the worker in one hand-off rather than one per
+   * item: a thread hand-off and its wake-up per device were most of a rescan's cost. Each item's
+   * reads still get the whole deadline, counted from when they begin. When one blocks, the worker
+   * is left to it and a fresh one goes on from that item, which is retried past the blocked file (a
+   * required file that blocks fails that item only).
+   */
+  <I, T> List<Outcome<T>> runEach(
+      List<I> items, java.util.function.Function<I, String> what, ItemRead<I, T> read)
+      throws InterruptedIOException {
+    int n = items.size();
+    List<Outcome<T>> outcomes = new java.util.ArrayList<>(java.util.Collections.nCopies(n, null));
+    int[] attempts = new int[n];
+    int from = 0;
+    while (from < n) {
+      Batch<I, T> batch = new Batch<>(items, from, read, outcomes);
+      submit(batch);
+      int stuckAt;
+      SysfsFiles files;
+      synchronized (batch) {
+        try {
+          while (!batch.finished) {
+            long left = batch.itemStarted + deadline.toNanos() - System.nanoTime();
+            if (left <= 0) {
+              break;
+            }
+            TimeUnit.NANOSECONDS.timedWait(batch, left);
+          }
+        } catch (InterruptedException e) {
+          batch.abandoned = true;
+          abandonWorker();
+          Thread.currentThread().interrupt();
+          throw new InterruptedIOException(
+              "interrupted while reading " + what.apply(items.get(batch.current)));
         }
+        if (batch.finished) {
+          return outcomes;
+        }
+        batch.abandoned = true; // it writes no more outcomes
+        stuckAt = batch.current;
+        files = batch.files;
+      }
+      abandonWorker();
+      attempts[stuckAt]++;
+      Optional<Path> stuck = files.reading();
+      if (stuck.isPresent()) {
         wedged.putIfAbsent(stuck.get(), clock.instant());
         if (!files.reading().equals(stuck)) {
           wedged.remove(stuck.get()); // it returned meanwhile (SysfsFiles forgets it when it does)
         }
-        if (attempt == MAX_ATTEMPTS) {
-          throw new Blocked(what);
+      }
+      if (stuck.isEmpty() || attempts[stuckAt] == MAX_ATTEMPTS) {
+        outcomes.set(stuckAt, new Outcome<>(null, new Blocked(what.apply(items.get(stuckAt)))));
+        from = stuckAt + 1;
+      } else {
+        from = stuckAt; // again, past the file now known to block
+      }
+    }
+    return outcomes;
+  }
+
+  /** One hand-off of {@link #runEach}: items from {@code from} on, until done or abandoned. */
+  private final class Batch<I, T> implements Runnable {
+    private final List<I> items;
+    private final ItemRead<I, T> read;
+    private final List<Outcome<T>> outcomes;
+
+    // guarded by this
+    int current;
+    SysfsFiles files;
+    long itemStarted = System.nanoTime(); // waiting for the worker counts against the first item
+    boolean finished;
+    boolean abandoned;
+
+    Batch(List<I> items, int from, ItemRead<I, T> read, List<Outcome<T>> outcomes) {
+      this.items = items;
+      this.current = from;
+      this.files = new SysfsFiles(wedged.keySet());
+      this.read = read;
+      this.outcomes = outcomes;
+    }
+
+    @Override
+    public void run() {
+      int from;
+      synchronized (this) {
+        from = current;
+      }
+      for (int i = from; i < items.size(); i++) {
+        // The key set is a live view: SysfsFiles forgets a file there when its read returns.
+        SysfsFiles mine = new SysfsFiles(wedged.keySet());
+        synchronized (this) {
+          if (abandoned) {
+            return;
+          }
+          current = i;
+          files = mine;
+          itemStarted = System.nanoTime();
         }
-      } catch (ExecutionException e) {
-        if (e.getCause() instanceof IOException io) {
-          throw io;
+        Outcome<T> outcome;
+        try {
+          outcome = new Outcome<>(read.read(items.get(i), mine), null);
+        } catch (IOException | RuntimeException e) {
+          outcome = new Outcome<>(null, e);
         }
-        if (e.getCause() instanceof RuntimeException r) {
-          throw r;
+        synchronized (this) {
+          if (abandoned) {
+            return;
+          }
+          outcomes.set(i, outcome);
         }
-        throw new IOException(e.getCause());
-      } catch (InterruptedException e) {
-        result.cancel(true);
-        Thread.currentThread().interrupt();
-        throw new InterruptedIOException("interrupted while reading " + what);
+      }
+      synchronized (this) {
+        finished = true;
+        notifyAll();
       }
     }
   }
 
-  private synchronized <T> Future<T> submit(java.util.concurrent.Callable<T> task) {
+  private synchronized void submit(Runnable task) {
+    worker().execute(task);
+  }
+
+  private synchronized ThreadPoolExecutor worker() {
     if (worker == null) {
       worker =
           new ThreadPoolExecutor(
@@ -144,7 +232,7 @@ final class DeadlineReads {
               new NamedThreads("acceld-sysfs-read"));
       worker.allowCoreThreadTimeOut(true); // no thread at all between scans
     }
-    return worker.submit(task);
+    return worker;
   }
 
   /** Leaves the current worker to its blocked read; the next read gets a new one. */

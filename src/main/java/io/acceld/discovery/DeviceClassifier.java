@@ -51,6 +51,16 @@ public final class DeviceClassifier {
     this.rules = List.copyOf(all);
   }
 
+  /** Whether some rule names a resource for a device of this identity. */
+  public boolean claims(PciIdentity identity) {
+    for (ClassificationRule rule : rules) {
+      if (rule.matches(identity)) {
+        return true;
+      }
+    }
+    return false;
+  }
+
   public Optional<String> classify(PciDevice device) {
     for (ClassificationRule rule : rules) {
       if (rule.matches(device)) {

@@ -97,7 +97,7 @@ public final class InventoryScanner {
   public Inventory scan() {
     // Classify once: the same decision picks the NVIDIA GPUs for NVML and the devices to build.
     Map<PciDevice, String> classified = new LinkedHashMap<>();
-    for (PciDevice d : pci.scan()) {
+    for (PciDevice d : pci.scan(classifier::claims)) {
       classifier.classify(d).ifPresent(resource -> classified.put(d, resource));
     }
     List<PciDevice> nvidiaInPciOrder =

@@ -69,4 +69,9 @@ public record PciDevice(
   public boolean boundTo(String driverName) {
     return driver.map(driverName::equals).orElse(false);
   }
+
+  /** What a classification rule looks at. */
+  public PciIdentity identity() {
+    return new PciIdentity(vendor, device, classCode, driver);
+  }
 }

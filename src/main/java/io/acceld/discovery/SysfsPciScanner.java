@@ -3,6 +3,7 @@ package io.acceld.discovery;
 import io.acceld.inventory.PciAddresses;
 import io.acceld.util.RateLimitedLog;
 import java.io.IOException;
+import java.io.InterruptedIOException;
 import java.nio.file.DirectoryStream;
 import java.nio.file.Files;
 import java.nio.file.NoSuchFileException;
@@ -17,6 +18,7 @@ import java.util.Optional;
 import java.util.OptionalInt;
 import java.util.Set;
 import java.util.TreeMap;
+import java.util.function.Predicate;
 import java.util.regex.Pattern;
 import java.util.stream.Stream;
 import org.slf4j.Logger;
@@ -49,6 +51,14 @@ public final class SysfsPciScanner {
 
   /** All readable PCI functions, in address order. Empty if the bus directory is missing. */
   public List<PciDevice> scan() {
+    return scan(identity -> true);
+  }
+
+  /**
+   * The readable PCI functions whose identity {@code wanted} accepts, in address order: the others
+   * cost only the reads of their identity. Empty if the bus directory is missing.
+   */
+  public List<PciDevice> scan(Predicate<PciIdentity> wanted) {
     Path bus = sysfsRoot.resolve("bus/pci/devices");
     if (!Files.isDirectory(bus)) {
       log.warn("No PCI bus directory at {}: is --sysfs-root right?", bus);
@@ -63,17 +73,13 @@ public final class SysfsPciScanner {
     entries.sort(Comparator.comparing(Path::toString));
     // An alias link (another name for the same device directory) must not list a device twice.
     Set<Path> seenDirs = new HashSet<>();
-    Map<String, PciDevice> byAddress = new TreeMap<>();
+    List<Entry> todo = new ArrayList<>();
     for (Path entry : entries) {
-      try {
-        if (!seenDirs.add(entry.toRealPath())) {
-          log.debug("Ignoring {}: another name for a device already read", entry);
-          continue;
-        }
-      } catch (IOException e) {
-        // read() reports it
-      }
-      read(entry).ifPresent(d -> byAddress.putIfAbsent(d.address(), d));
+      entry(entry, seenDirs).ifPresent(todo::add);
+    }
+    Map<String, PciDevice> byAddress = new TreeMap<>();
+    for (PciDevice d : read(todo, wanted, devicesDir())) {
+      byAddress.putIfAbsent(d.address(), d);
     }
     return List.copyOf(byAddress.values());
   }
@@ -87,12 +93,10 @@ public final class SysfsPciScanner {
   public List<String> blockedReads() {
     List<String> lines = new ArrayList<>();
     for (DeadlineReads.BlockedRead read : reads.blocked()) {
-      Path dir = read.file().getParent();
       String device =
-          dir == null
-              ? "?"
-              : PciAddresses.normalise(dir.getFileName().toString())
-                  .orElse(dir.getFileName().toString());
+          deviceDir(read.file())
+              .flatMap(dir -> PciAddresses.normalise(dir.getFileName().toString()))
+              .orElse("?");
       lines.add(
           "reading "
               + read.file()
@@ -106,68 +110,152 @@ public final class SysfsPciScanner {
 
   /** One device by address, if present and readable. */
   public Optional<PciDevice> scan(String address) {
-    return read(sysfsRoot.resolve("bus/pci/devices").resolve(address));
+    return entry(sysfsRoot.resolve("bus/pci/devices").resolve(address), new HashSet<>())
+        .flatMap(e -> read(List.of(e), identity -> true, devicesDir()).stream().findFirst());
   }
 
-  private Optional<PciDevice> read(Path entry) {
+  /** {@code <sysfs-root>/devices} as a real path, under which a device's bridge chain shows. */
+  private Optional<Path> devicesDir() {
+    try {
+      return Optional.of(sysfsRoot.resolve("devices").toRealPath());
+    } catch (IOException e) {
+      return Optional.empty(); // no hierarchy known
+    }
+  }
+
+  /**
+   * The device directory an attribute file belongs to: its nearest ancestor named for a PCI
+   * address. Not any ancestor: in sysfs a device's directory sits inside its bridge's.
+   */
+  private static Optional<Path> deviceDir(Path file) {
+    for (Path dir = file.getParent(); dir != null; dir = dir.getParent()) {
+      Path name = dir.getFileName();
+      if (name != null && PciAddresses.normalise(name.toString()).isPresent()) {
+        return Optional.of(dir);
+      }
+    }
+    return Optional.empty();
+  }
+
+  /** A bus entry to read: its name there, its normalised address and its real directory. */
+  private record Entry(String name, String address, Path dir) {}
+
+  /** The entry to read, if it names a PCI address whose directory no other name had. */
+  private Optional<Entry> entry(Path entry, Set<Path> seenDirs) {
     String name = entry.getFileName().toString();
     Optional<String> address = PciAddresses.normalise(name);
     if (address.isEmpty()) {
       log.debug("Ignoring {}: not a PCI address", entry);
       return Optional.empty();
     }
+    Path dir;
     try {
-      Path dir = entry.toRealPath();
-      PciDevice device = reads.run(name, files -> read(files, dir, address.get()));
-      for (Path file : reads.wedged()) {
-        if (file.startsWith(dir)) {
-          blocked.warn(
-              "PCI device {}: reading {} blocks (a wedged driver attribute?); it reads as unknown"
-                  + " until it answers",
-              name,
-              file);
-        }
-      }
-      return Optional.of(device);
+      dir = entry.toRealPath();
     } catch (NoSuchFileException e) {
       log.warn("Skipping PCI device {}: {} is missing", name, e.getFile());
-    } catch (DeadlineReads.Blocked e) {
-      blocked.warn("Skipping PCI device {}: {}", name, e.getMessage());
-    } catch (IOException | RuntimeException e) {
+      return Optional.empty();
+    } catch (IOException e) {
       log.warn("Skipping PCI device {}: {}", name, e.toString());
+      return Optional.empty();
     }
-    return Optional.empty();
+    if (!seenDirs.add(dir)) {
+      log.debug("Ignoring {}: another name for a device already read", entry);
+      return Optional.empty();
+    }
+    return Optional.of(new Entry(name, address.get(), dir));
   }
 
-  private PciDevice read(SysfsFiles files, Path dir, String address) throws IOException {
-    int vendor = files.hex(dir.resolve("vendor"));
-    return new PciDevice(
-        address,
-        vendor,
-        files.hex(dir.resolve("device")),
-        files.hex(dir.resolve("class")),
-        files.optionalHex(dir.resolve("subsystem_vendor")).orElse(0),
-        files.optionalHex(dir.resolve("subsystem_device")).orElse(0),
-        numaNode(files, dir, address),
-        files.optionalString(dir.resolve("local_cpulist")).orElse(""),
-        linkTargetName(dir.resolve("driver")),
-        linkTargetName(dir.resolve("iommu_group")).map(SysfsPciScanner::parseIntOrNull).stream()
-            .mapToInt(Integer::intValue)
-            .findFirst(),
-        files
-            .optionalString(dir.resolve("current_link_speed"))
-            .flatMap(SysfsPciScanner::parseLinkSpeed),
-        files
-            .optionalInt(dir.resolve("current_link_width"))
-            .map(OptionalInt::of)
-            .orElse(OptionalInt.empty()),
-        children(dir.resolve("drm"), DRM_NODE),
-        children(dir.resolve("accel"), ACCEL_NODE),
-        files.optionalString(dir.resolve("product_name")).filter(s -> !s.isBlank()),
-        fabricPath(dir, address),
-        vendor == DeviceClassifier.VENDOR_AMD
-            ? AmdgpuAttributes.read(files, dir)
-            : AmdgpuAttributes.NONE);
+  /**
+   * Reads the entries on the reader thread, in one hand-off for all of them; each device's reads
+   * get the deadline ({@link DeadlineReads#runEach}). A device that cannot be read is reported and
+   * left out; the others are read.
+   */
+  private List<PciDevice> read(
+      List<Entry> todo, Predicate<PciIdentity> wanted, Optional<Path> devices) {
+    List<DeadlineReads.Outcome<Optional<PciDevice>>> outcomes;
+    try {
+      outcomes =
+          reads.runEach(
+              todo, Entry::name, (e, files) -> read(files, e.dir(), e.address(), wanted, devices));
+    } catch (InterruptedIOException e) {
+      log.debug("PCI scan interrupted: {}", e.getMessage()); // the agent is stopping
+      return List.of();
+    }
+    List<PciDevice> found = new ArrayList<>();
+    for (int i = 0; i < todo.size(); i++) {
+      Entry e = todo.get(i);
+      DeadlineReads.Outcome<Optional<PciDevice>> outcome = outcomes.get(i);
+      if (outcome.error() == null) {
+        warnWedged(e);
+        outcome.value().ifPresent(found::add);
+      } else if (outcome.error() instanceof NoSuchFileException missing) {
+        log.warn("Skipping PCI device {}: {} is missing", e.name(), missing.getFile());
+      } else if (outcome.error() instanceof DeadlineReads.Blocked b) {
+        blocked.warn("Skipping PCI device {}: {}", e.name(), b.getMessage());
+      } else {
+        log.warn("Skipping PCI device {}: {}", e.name(), outcome.error().toString());
+      }
+    }
+    return found;
+  }
+
+  private void warnWedged(Entry e) {
+    for (Path file : reads.wedged()) {
+      if (deviceDir(file).filter(e.dir()::equals).isPresent()) {
+        blocked.warn(
+            "PCI device {}: reading {} blocks (a wedged driver attribute?); it reads as unknown"
+                + " until it answers",
+            e.name(),
+            file);
+      }
+    }
+  }
+
+  private Optional<PciDevice> read(
+      SysfsFiles files,
+      Path dir,
+      String address,
+      Predicate<PciIdentity> wanted,
+      Optional<Path> devices)
+      throws IOException {
+    PciIdentity id =
+        new PciIdentity(
+            files.hex(dir.resolve("vendor")),
+            files.hex(dir.resolve("device")),
+            files.hex(dir.resolve("class")),
+            linkTargetName(dir.resolve("driver")));
+    if (!wanted.test(id)) {
+      return Optional.empty();
+    }
+    int vendor = id.vendor();
+    return Optional.of(
+        new PciDevice(
+            address,
+            vendor,
+            id.device(),
+            id.classCode(),
+            files.optionalHex(dir.resolve("subsystem_vendor")).orElse(0),
+            files.optionalHex(dir.resolve("subsystem_device")).orElse(0),
+            numaNode(files, dir, address),
+            files.optionalString(dir.resolve("local_cpulist")).orElse(""),
+            id.driver(),
+            linkTargetName(dir.resolve("iommu_group")).map(SysfsPciScanner::parseIntOrNull).stream()
+                .mapToInt(Integer::intValue)
+                .findFirst(),
+            files
+                .optionalString(dir.resolve("current_link_speed"))
+                .flatMap(SysfsPciScanner::parseLinkSpeed),
+            files
+                .optionalInt(dir.resolve("current_link_width"))
+                .map(OptionalInt::of)
+                .orElse(OptionalInt.empty()),
+            children(dir.resolve("drm"), DRM_NODE),
+            children(dir.resolve("accel"), ACCEL_NODE),
+            files.optionalString(dir.resolve("product_name")).filter(s -> !s.isBlank()),
+            fabricPath(devices, dir, address),
+            vendor == DeviceClassifier.VENDOR_AMD
+                ? AmdgpuAttributes.read(files, dir)
+                : AmdgpuAttributes.NONE));
   }
 
   /** The device's NUMA node; only -1 means unknown, so any other negative value is reported. */
@@ -224,16 +312,11 @@ public final class SysfsPciScanner {
     }
   }
 
-  private List<String> fabricPath(Path realDir, String address) {
-    try {
-      Path devices = sysfsRoot.resolve("devices").toRealPath();
-      if (realDir.startsWith(devices)) {
-        List<String> parts = new ArrayList<>();
-        devices.relativize(realDir).forEach(p -> parts.add(p.toString()));
-        return parts;
-      }
-    } catch (IOException e) {
-      // fall through: no hierarchy known
+  private static List<String> fabricPath(Optional<Path> devices, Path realDir, String address) {
+    if (devices.isPresent() && realDir.startsWith(devices.get())) {
+      List<String> parts = new ArrayList<>();
+      devices.get().relativize(realDir).forEach(p -> parts.add(p.toString()));
+      return parts;
     }
     return List.of(address);
   }

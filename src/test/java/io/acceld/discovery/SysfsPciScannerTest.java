@@ -141,9 +141,34 @@ class SysfsPciScannerTest {
     assertThat(scanner.blockedReads()).isEmpty();
   }
 
+  @Test
+  void aScanForSomeDevicesReadsOnlyTheIdentityOfTheOthers() throws Exception {
+    FixtureNode node = FixtureVariants.mixedNode(root);
+    Path sysfs = node.tree().sysfsRoot();
+    // The NIC's NUMA node would block anyone who read it
+    Path nicNuma = sysfs.resolve("bus/pci/devices/0000:21:00.0").toRealPath().resolve("numa_node");
+    fifo(nicNuma);
+    SysfsPciScanner scanner = new SysfsPciScanner(sysfs, Waits.scaled(Duration.ofMillis(300)));
+    try {
+      List<PciDevice> amd = scanner.scan(id -> id.vendor() == DeviceClassifier.VENDOR_AMD);
+
+      assertThat(amd)
+          .extracting(PciDevice::address)
+          .containsExactly("0000:41:00.0", "0000:c1:00.0");
+      assertThat(amd.get(1).numaNode()).isEqualTo(1);
+      assertThat(amd.get(1).drmNodes()).containsExactly("card2", "renderD129");
+      assertThat(scanner.blockedReads()).isEmpty();
+    } finally {
+      // Opened for reading and writing, a FIFO never blocks the opener; any reader it held gets
+      // end-of-file once it is closed again (unblock() would wait for a reader that is not there)
+      new java.io.RandomAccessFile(nicNuma.toFile(), "rw").close();
+    }
+  }
+
   /**
-   * An hour of rescans at the default interval is 120 of them; each finds the same file still
-   * blocked. At most the one thread stuck in that read remains, and no descriptor piles up.
+   * An hour of rescans at the default interval (60 s) is 60 of them; this runs 240, each finding
+   * the same file still blocked. At most the one thread stuck in that read remains, and no
+   * descriptor piles up.
    */
   @Test
   void rescansThatAllHitTheSameBlockedFileLeaveNoThreadOrDescriptorBehind() throws Exception {
