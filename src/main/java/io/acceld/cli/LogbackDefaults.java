@@ -3,11 +3,11 @@ package io.acceld.cli;
 import ch.qos.logback.classic.Level;
 import ch.qos.logback.classic.Logger;
 import ch.qos.logback.classic.LoggerContext;
-import ch.qos.logback.classic.encoder.PatternLayoutEncoder;
 import ch.qos.logback.classic.jul.LevelChangePropagator;
 import ch.qos.logback.classic.spi.Configurator;
 import ch.qos.logback.classic.spi.ILoggingEvent;
 import ch.qos.logback.core.ConsoleAppender;
+import ch.qos.logback.core.encoder.LayoutWrappingEncoder;
 import ch.qos.logback.core.spi.ContextAwareBase;
 
 /**
@@ -24,9 +24,6 @@ public final class LogbackDefaults extends ContextAwareBase implements Configura
   /** The appender's name, which {@link Logging} looks up to switch it to JSON. */
   static final String APPENDER = "STDERR";
 
-  static final String PATTERN =
-      "%d{yyyy-MM-dd'T'HH:mm:ss.SSSXXX} %-5level [%thread] %logger{0}: %msg%n";
-
   @Override
   public ExecutionStatus configure(LoggerContext context) {
     if (System.getProperty("logback.configurationFile") != null
@@ -41,9 +38,12 @@ public final class LogbackDefaults extends ContextAwareBase implements Configura
     context.addListener(levels);
     levels.start();
 
-    PatternLayoutEncoder encoder = new PatternLayoutEncoder();
+    TextLogLayout layout = new TextLogLayout();
+    layout.setContext(context);
+    layout.start();
+    LayoutWrappingEncoder<ILoggingEvent> encoder = new LayoutWrappingEncoder<>();
     encoder.setContext(context);
-    encoder.setPattern(PATTERN);
+    encoder.setLayout(layout);
     encoder.start();
     // stderr, so that the JSON of "acceld devices" stays machine-readable on stdout
     ConsoleAppender<ILoggingEvent> appender = new ConsoleAppender<>();
