@@ -33,6 +33,7 @@ import io.acceld.nvml.NvmlLoader;
 import io.acceld.systemd.SystemdNotifier;
 import io.acceld.telemetry.GpuTelemetrySampler;
 import io.acceld.telemetry.TelemetrySample;
+import io.acceld.transport.TransportWarmUp;
 import io.acceld.transport.UnixGrpc;
 import io.acceld.util.BuildInfo;
 import io.acceld.util.FileModeMask;
@@ -43,6 +44,7 @@ import java.io.IOException;
 import java.net.BindException;
 import java.net.SocketException;
 import java.time.Clock;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -67,6 +69,12 @@ import org.slf4j.LoggerFactory;
  */
 public final class AgentDaemon implements AutoCloseable {
   private static final Logger log = LoggerFactory.getLogger(AgentDaemon.class);
+
+  /**
+   * How long the parts that Register does not need wait for its outcome at start: a kubelet answers
+   * in milliseconds, and one that does not answer at all must not keep metrics and health away.
+   */
+  static final Duration REGISTER_FIRST = Duration.ofSeconds(2);
 
   private final List<AutoCloseable> parts = new ArrayList<>();
   private Agent agent;
@@ -98,6 +106,12 @@ public final class AgentDaemon implements AutoCloseable {
     Clock clock = Clock.systemUTC();
     LedgerStorage storage = keep(LedgerStorage.open(config.get(Settings.STATE_DIR), clock));
     ledger = storage.ledger();
+    // One transport for everything said to the kubelet: the device plugin's and DRA's servers,
+    // registration and the pod-resources poll. Made and warmed on a thread of its own while NVML
+    // loads and the first scan runs (agent.start() below); kept before the publishers, so closed
+    // after them.
+    TransportWarmUp transport =
+        keep(TransportWarmUp.start("acceld-grpc", 2, config.get(Settings.STATE_DIR)));
     InventoryStore store = new InventoryStore();
     store.subscribe(ledger);
     NodeDiscovery discovery = NodeDiscovery.open(config, true);
@@ -129,9 +143,8 @@ public final class AgentDaemon implements AutoCloseable {
                 .build());
     metrics.deviceHealth().follow(store);
     agent = keep(new Agent(config, discovery, store, metrics.healthEvents(), clock));
-    // One transport for everything said to the kubelet: the device plugin's and DRA's servers,
-    // registration and the pod-resources poll. Kept before them all, so it is closed after them.
-    UnixGrpc kubeletGrpc = keep(new UnixGrpc("acceld-grpc", 2));
+    agent.start();
+    UnixGrpc kubeletGrpc = transport.transport();
     kubelet =
         keep(
             new KubeletPublisher(
@@ -149,7 +162,6 @@ public final class AgentDaemon implements AutoCloseable {
                 ledger,
                 kubelet::serves,
                 config.get(Settings.KUBELET_PENDING_LEASE_TTL)));
-    agent.start();
     // After the first scan: the store now holds the node, whose labels replace any the file has.
     nodeLabels =
         NodeLabelsPublisher.start(
@@ -171,7 +183,15 @@ public final class AgentDaemon implements AutoCloseable {
     mesos = startMesos(config, hostname, pods, clock);
     mesos.ifPresent(bridge -> bridge.metrics().bindTo(metrics.registry()));
     kubelet.start();
-    // After Register is under way: the platform MXBeans the JVM series read are not on its path.
+    // What follows is not on the path to the kubelet's Register, and on a 2-core node each part
+    // (the JVM series' MXBeans, DRA, telemetry's first pass over every GPU, the pod-resources
+    // poll, the HTTP server) took a core from it: it waits for Register's outcome, briefly.
+    try {
+      kubelet.awaitFirstOutcome(REGISTER_FIRST);
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt(); // a stop during the start: the caller closes us
+    }
+    // After Register: the platform MXBeans the JVM series read are not on its path.
     metrics.bindJvm();
     // After the device plugin: DRA's start (its classes, API client and gRPC server: ~2 s of a
     // loaded 2-core node) delayed the device plugin's registration by as much. The ledger makes the

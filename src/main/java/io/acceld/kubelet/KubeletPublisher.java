@@ -95,6 +95,19 @@ public final class KubeletPublisher implements AutoCloseable {
 
   private final DeviceLedger ledger;
 
+  /**
+   * Counts registration outcomes (a success, a failure, a registration lost), for {@link
+   * #awaitFirstOutcome}. Its own monitor, never held with {@link #lock} or a plugin's: the outcomes
+   * arrive under a plugin's lock, which a caller holding {@link #lock} may be waiting for.
+   */
+  private final Object outcomes = new Object();
+
+  @GuardedBy("outcomes")
+  private long outcomeCount;
+
+  @GuardedBy("outcomes")
+  private boolean anyFailed;
+
   public KubeletPublisher(
       AgentConfig config,
       DeviceChooser preferred,
@@ -110,7 +123,7 @@ public final class KubeletPublisher implements AutoCloseable {
             settings,
             settings.responder(),
             preferred,
-            events,
+            counting(events),
             List.copyOf(interceptors),
             grpc,
             scheduler,
@@ -356,6 +369,77 @@ public final class KubeletPublisher implements AutoCloseable {
   public boolean alive() {
     synchronized (lock) {
       return !closed && (waiting || watch != null && watch.alive());
+    }
+  }
+
+  /**
+   * Waits until every resource served is registered, a Register has failed, or {@code max} has
+   * passed, whichever is first; returns at once while the kubelet's directories do not exist. For
+   * whoever has work to do that can wait, and that would otherwise take a core from registration.
+   *
+   * @return whether every resource is registered
+   */
+  public boolean awaitFirstOutcome(Duration max) throws InterruptedException {
+    long deadline = System.nanoTime() + max.toNanos();
+    while (true) {
+      long seen;
+      synchronized (outcomes) {
+        seen = outcomeCount;
+        if (anyFailed) {
+          return ready();
+        }
+      }
+      synchronized (lock) {
+        if (closed || waiting) {
+          return false;
+        }
+      }
+      if (ready()) {
+        return true;
+      }
+      synchronized (outcomes) {
+        while (outcomeCount == seen) {
+          long left = deadline - System.nanoTime();
+          if (left <= 0) {
+            return ready();
+          }
+          TimeUnit.NANOSECONDS.timedWait(outcomes, left);
+        }
+      }
+    }
+  }
+
+  private PluginEvents counting(PluginEvents events) {
+    return new PluginEvents() {
+      @Override
+      public void allocated(String resource, int devices) {
+        events.allocated(resource, devices);
+      }
+
+      @Override
+      public void streams(String resource, int open) {
+        events.streams(resource, open);
+      }
+
+      @Override
+      public void registered(String resource, boolean registered) {
+        events.registered(resource, registered);
+        outcome(false);
+      }
+
+      @Override
+      public void registerFailed(String resource) {
+        events.registerFailed(resource);
+        outcome(true);
+      }
+    };
+  }
+
+  private void outcome(boolean failed) {
+    synchronized (outcomes) {
+      outcomeCount++;
+      anyFailed |= failed;
+      outcomes.notifyAll();
     }
   }
 

@@ -79,6 +79,11 @@ final class KubeletRegistrar {
 
     /** The server is not serving its socket any more: serve a new generation. */
     void onSocketLost();
+
+    /**
+     * A Register failed, or could not be sent since there is no kubelet socket; it is tried again.
+     */
+    void onRegisterFailed();
   }
 
   /**
@@ -214,6 +219,7 @@ final class KubeletRegistrar {
         if (!waitingForSocket) {
           log.info("Waiting for the kubelet: {} does not exist yet", kubeletSocket);
           waitingForSocket = true;
+          target.onRegisterFailed();
         }
         schedule(ABSENT_POLL);
         return;
@@ -293,6 +299,7 @@ final class KubeletRegistrar {
       inFlight = null;
       engagedWith = null;
       String message = "Register of " + target.request().getResourceName() + " failed: " + status;
+      target.onRegisterFailed();
       Duration pause = backoff.next();
       if (failures++ % 10 == 0) {
         log.warn("{}; retrying in {} ms", message, pause.toMillis());

@@ -17,4 +17,10 @@ public interface PluginEvents {
    * Registration with the kubelet succeeded ({@code true}) or the server went away ({@code false}).
    */
   default void registered(String resource, boolean registered) {}
+
+  /**
+   * A Register of {@code resource} failed, or could not be sent (no kubelet socket); it is tried
+   * again.
+   */
+  default void registerFailed(String resource) {}
 }

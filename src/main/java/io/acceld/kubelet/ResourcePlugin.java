@@ -266,6 +266,13 @@ final class ResourcePlugin implements AutoCloseable {
     }
 
     @Override
+    public void onRegisterFailed() {
+      if (generation == g) {
+        context.events().registerFailed(name);
+      }
+    }
+
+    @Override
     public void onSocketLost() {
       if (generation == g && !closed) {
         restart();
