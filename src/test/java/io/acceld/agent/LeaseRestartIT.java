@@ -83,10 +83,14 @@ class LeaseRestartIT {
     List<String> command =
         List.of(
             Path.of(System.getProperty("java.home"), "bin", "java").toString(),
+            // the test's own: a killed agent cannot remove its simulated node (and NVML double)
+            "-Djava.io.tmpdir=" + Files.createDirectories(dir.resolve("tmp")),
             "-jar",
             System.getProperty("acceld.jar", "target/acceld.jar"),
             "run",
             "--simulate",
+            "--simulate-dir",
+            Files.createDirectories(dir.resolve("simulated")).toString(),
             "--device-plugin-dir",
             kubelet.deviceDir().toString(),
             "--pod-resources-socket",

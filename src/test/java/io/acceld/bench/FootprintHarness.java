@@ -38,15 +38,18 @@ import org.slf4j.LoggerFactory;
  * on spaces; prefix {@code env VAR=value} to set the agent's environment (env execs, so the pid
  * measured is still the JVM's). Arguments: {@code --agent} (repeatable, required), {@code --runs
  * 5}, {@code --settle 10}, {@code --cpu-window 30} and {@code --steady-after 0} (seconds; 0 is no
- * second window), {@code --scrapes 5}, {@code --modes 8,64,1024,dra,mesos}, {@code --out FILE} for
- * the {@code key value} lines. Run with {@code sh src/jmh/figures.sh --only footprint}, or on the
- * test classpath directly.
+ * second window), {@code --scrapes 5}, {@code --modes 8,64,1024,dra,mesos}, {@code --warm-up 1}
+ * (unmeasured starts of each agent first: the kubelet double runs in this JVM, and until its own
+ * code is compiled it answered Register hundreds of milliseconds slower, which the first measured
+ * runs took for the agent's), {@code --out FILE} for the {@code key value} lines. Run with {@code
+ * sh src/jmh/figures.sh --only footprint}, or on the test classpath directly.
  */
 public final class FootprintHarness {
   private final Map<String, List<String>> agents;
   private final List<FootprintMode> modes;
   private final FootprintSettings settings;
   private final int runs;
+  private final int warmUps;
   private final ProcFacts proc = ProcFacts.forThisMachine();
 
   /** Per agent, per figure key. */
@@ -58,11 +61,13 @@ public final class FootprintHarness {
       Map<String, List<String>> agents,
       List<FootprintMode> modes,
       FootprintSettings settings,
-      int runs) {
+      int runs,
+      int warmUps) {
     this.agents = agents;
     this.modes = modes;
     this.settings = settings;
     this.runs = runs;
+    this.warmUps = warmUps;
     for (String agent : agents.keySet()) {
       Map<String, Samples> mine = new LinkedHashMap<>();
       for (FootprintMode mode : modes) {
@@ -152,7 +157,11 @@ public final class FootprintHarness {
             seconds(opts.getOrDefault("steady-after", "0")));
     FootprintHarness harness =
         new FootprintHarness(
-            agents, modes, settings, Integer.parseInt(opts.getOrDefault("runs", "5")));
+            agents,
+            modes,
+            settings,
+            Integer.parseInt(opts.getOrDefault("runs", "5")),
+            Integer.parseInt(opts.getOrDefault("warm-up", "1")));
     harness.runAll();
     System.out.print(harness.markdown());
     String lines = harness.keyValueLines();
@@ -165,6 +174,26 @@ public final class FootprintHarness {
   }
 
   private void runAll() throws InterruptedException {
+    FootprintSettings brief =
+        new FootprintSettings(Duration.ofSeconds(1), 1, Duration.ofSeconds(1), Duration.ZERO);
+    for (int run = 1; run <= warmUps; run++) {
+      for (Map.Entry<String, List<String>> agent : agents.entrySet()) {
+        try {
+          FootprintRun.Result r =
+              new FootprintRun(agent.getValue(), modes.get(0), brief, proc).run();
+          System.err.printf(
+              Locale.ROOT,
+              "warm-up %d/%d, %s: registered %.0f ms (not counted)%n",
+              run,
+              warmUps,
+              agent.getKey(),
+              r.registeredMs());
+        } catch (Exception e) {
+          System.err.printf(
+              "warm-up %d/%d, %s: %s (not counted)%n", run, warmUps, agent.getKey(), e);
+        }
+      }
+    }
     for (int run = 1; run <= runs; run++) {
       for (FootprintMode mode : modes) {
         for (Map.Entry<String, List<String>> agent : agents.entrySet()) {

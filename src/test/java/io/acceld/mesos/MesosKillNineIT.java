@@ -76,6 +76,9 @@ class MesosKillNineIT {
                 System.getProperty("acceld.jar", "target/acceld.jar"),
                 "run",
                 "--simulate",
+                // the test's own: a killed agent cannot remove its simulated node from /dev/shm
+                "--simulate-dir",
+                Files.createDirectories(dir.resolve("simulated")).toString(),
                 "--device-plugin-dir",
                 kubelet.deviceDir().toString(),
                 "--state-dir",
