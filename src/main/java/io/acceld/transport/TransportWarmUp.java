@@ -8,10 +8,7 @@ import io.grpc.Server;
 import io.grpc.ServerServiceDefinition;
 import io.grpc.stub.ClientCalls;
 import io.grpc.stub.ServerCalls;
-import java.io.ByteArrayInputStream;
 import java.io.IOException;
-import java.io.InputStream;
-import java.io.UncheckedIOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.List;
@@ -40,29 +37,12 @@ public final class TransportWarmUp implements AutoCloseable {
   /** The socket's file name in the directory given: the agent's own state directory. */
   static final String SOCKET_NAME = "acceld-warm-up.sock";
 
-  private static final MethodDescriptor.Marshaller<byte[]> BYTES =
-      new MethodDescriptor.Marshaller<>() {
-        @Override
-        public InputStream stream(byte[] value) {
-          return new ByteArrayInputStream(value);
-        }
-
-        @Override
-        public byte[] parse(InputStream stream) {
-          try {
-            return stream.readAllBytes();
-          } catch (IOException e) {
-            throw new UncheckedIOException(e);
-          }
-        }
-      };
-
   static final MethodDescriptor<byte[], byte[]> ECHO =
       MethodDescriptor.<byte[], byte[]>newBuilder()
           .setType(MethodDescriptor.MethodType.UNARY)
           .setFullMethodName("acceld.transport.WarmUp/Echo")
-          .setRequestMarshaller(BYTES)
-          .setResponseMarshaller(BYTES)
+          .setRequestMarshaller(RawBytes.MARSHALLER)
+          .setResponseMarshaller(RawBytes.MARSHALLER)
           .build();
 
   private final CompletableFuture<UnixGrpc> transport = new CompletableFuture<>();

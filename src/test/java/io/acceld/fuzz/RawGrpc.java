@@ -1,15 +1,12 @@
 package io.acceld.fuzz;
 
+import io.acceld.transport.RawBytes;
 import io.grpc.CallOptions;
 import io.grpc.Channel;
 import io.grpc.MethodDescriptor;
 import io.grpc.Status;
 import io.grpc.StatusRuntimeException;
 import io.grpc.stub.ClientCalls;
-import java.io.ByteArrayInputStream;
-import java.io.IOException;
-import java.io.InputStream;
-import java.io.UncheckedIOException;
 import java.util.concurrent.TimeUnit;
 
 /**
@@ -19,23 +16,6 @@ import java.util.concurrent.TimeUnit;
 final class RawGrpc {
   private RawGrpc() {}
 
-  private static final MethodDescriptor.Marshaller<byte[]> BYTES =
-      new MethodDescriptor.Marshaller<>() {
-        @Override
-        public InputStream stream(byte[] value) {
-          return new ByteArrayInputStream(value);
-        }
-
-        @Override
-        public byte[] parse(InputStream stream) {
-          try {
-            return stream.readAllBytes();
-          } catch (IOException e) {
-            throw new UncheckedIOException(e);
-          }
-        }
-      };
-
   /**
    * {@code fullMethodName} (e.g. {@code v1beta1.DevicePlugin/Allocate}) as a bytes-in, bytes-out
    * call.
@@ -44,8 +24,8 @@ final class RawGrpc {
     return MethodDescriptor.<byte[], byte[]>newBuilder()
         .setType(MethodDescriptor.MethodType.UNARY)
         .setFullMethodName(fullMethodName)
-        .setRequestMarshaller(BYTES)
-        .setResponseMarshaller(BYTES)
+        .setRequestMarshaller(RawBytes.MARSHALLER)
+        .setResponseMarshaller(RawBytes.MARSHALLER)
         .build();
   }
 

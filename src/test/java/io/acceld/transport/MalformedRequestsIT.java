@@ -15,9 +15,7 @@ import io.grpc.Status;
 import io.grpc.StatusRuntimeException;
 import io.grpc.stub.ClientCalls;
 import io.grpc.stub.StreamObserver;
-import java.io.ByteArrayInputStream;
 import java.io.IOException;
-import java.io.InputStream;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
@@ -129,7 +127,8 @@ class MalformedRequestsIT {
 
   private StatusRuntimeException sendRaw(byte[] bytes) {
     MethodDescriptor<byte[], byte[]> raw =
-        DevicePluginGrpc.getAllocateMethod().toBuilder(new Bytes(), new Bytes()).build();
+        DevicePluginGrpc.getAllocateMethod().toBuilder(RawBytes.MARSHALLER, RawBytes.MARSHALLER)
+            .build();
     try {
       ClientCalls.blockingUnaryCall(
           channel, raw, CallOptions.DEFAULT.withDeadlineAfter(5, TimeUnit.SECONDS), bytes);
@@ -137,21 +136,5 @@ class MalformedRequestsIT {
       return e;
     }
     throw new AssertionError("malformed bytes were accepted");
-  }
-
-  private static final class Bytes implements MethodDescriptor.Marshaller<byte[]> {
-    @Override
-    public InputStream stream(byte[] value) {
-      return new ByteArrayInputStream(value);
-    }
-
-    @Override
-    public byte[] parse(InputStream stream) {
-      try {
-        return stream.readAllBytes();
-      } catch (IOException e) {
-        throw new IllegalStateException(e);
-      }
-    }
   }
 }
