@@ -7,6 +7,8 @@ import java.nio.file.Path;
 import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
+import java.util.ArrayList;
+import java.util.Collections;
 import java.util.Comparator;
 import java.util.List;
 import java.util.Map;
@@ -16,6 +18,7 @@ import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.ThreadPoolExecutor;
 import java.util.concurrent.TimeUnit;
+import java.util.function.Function;
 
 /**
  * Runs a scan's sysfs reads on a worker thread, each device's with a deadline. A read of a wedged
@@ -104,11 +107,10 @@ final class DeadlineReads {
    * is left to it and a fresh one goes on from that item, which is retried past the blocked file (a
    * required file that blocks fails that item only).
    */
-  <I, T> List<Outcome<T>> runEach(
-      List<I> items, java.util.function.Function<I, String> what, ItemRead<I, T> read)
+  <I, T> List<Outcome<T>> runEach(List<I> items, Function<I, String> what, ItemRead<I, T> read)
       throws InterruptedIOException {
     int n = items.size();
-    List<Outcome<T>> outcomes = new java.util.ArrayList<>(java.util.Collections.nCopies(n, null));
+    List<Outcome<T>> outcomes = new ArrayList<>(Collections.nCopies(n, null));
     int[] attempts = new int[n];
     int from = 0;
     while (from < n) {
