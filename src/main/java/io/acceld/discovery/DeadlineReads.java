@@ -176,6 +176,7 @@ final class DeadlineReads {
     Batch(List<I> items, int from, ItemRead<I, T> read, List<Outcome<T>> outcomes) {
       this.items = items;
       this.current = from;
+      // Until the worker begins the first item: a batch it never starts has read nothing yet
       this.files = new SysfsFiles(wedged.keySet());
       this.read = read;
       this.outcomes = outcomes;

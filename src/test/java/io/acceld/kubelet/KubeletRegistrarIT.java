@@ -9,6 +9,7 @@ import io.acceld.simulate.FixtureNode;
 import io.acceld.simulate.Fixtures;
 import io.acceld.testing.AgentHarness;
 import io.acceld.testing.Eventually;
+import io.acceld.testing.kubelet.KubeletDouble;
 import io.acceld.transport.UnixGrpc;
 import io.grpc.Server;
 import io.grpc.stub.StreamObserver;
@@ -32,6 +33,10 @@ import org.junit.jupiter.api.io.TempDir;
  * answers (its dial-back is stuck), and one that accepts Register but never dials back for
  * ListAndWatch. The agent must try again after about two seconds, not after the 15 s Register
  * deadline or the next kubelet restart.
+ *
+ * <p>And {@link KubeletPublisher#awaitFirstOutcome}, which holds back the agent's parts that
+ * Register does not need: it ends when Register has its answer, whichever answer, and never waits
+ * out its bound for a kubelet that is not there (the kubelet double on a real socket, or none).
  */
 class KubeletRegistrarIT {
   @TempDir Path root;
@@ -105,5 +110,44 @@ class KubeletRegistrarIT {
         "a second Register", Duration.ofSeconds(5), () -> kubelet.registers.size() >= 2);
     Duration gap = Duration.between(kubelet.registers.get(0), kubelet.registers.get(1));
     assertThat(gap).isBetween(Duration.ofMillis(1500), Duration.ofSeconds(4));
+  }
+
+  /** Far longer than any first outcome should take: reaching it means the outcome was missed. */
+  static final Duration OUTCOME_BOUND = Duration.ofSeconds(60);
+
+  @Test
+  void theFirstOutcomeIsOnceTheKubeletHasRegisteredEveryResource() throws Exception {
+    KubeletDouble kubelet = KubeletDouble.start(root.resolve("kubelet/device-plugins"));
+    closers.add(kubelet);
+    AgentHarness agent = agent(kubelet.deviceDir());
+
+    long start = System.nanoTime();
+    assertThat(agent.kubelet().awaitFirstOutcome(OUTCOME_BOUND)).isTrue();
+
+    assertThat(Duration.ofNanos(System.nanoTime() - start)).isLessThan(OUTCOME_BOUND.dividedBy(2));
+    assertThat(kubelet.registration("nvidia.com/gpu")).isPresent();
+    assertThat(agent.kubelet().ready()).isTrue();
+  }
+
+  @Test
+  void theFirstOutcomeIsAFailedRegisterWithoutWaitingOutItsBound() throws Exception {
+    // The kubelet's directory, but no kubelet.sock in it: every Register fails at once
+    Path deviceDir = Files.createDirectories(root.resolve("kubelet/device-plugins"));
+    AgentHarness agent = agent(deviceDir);
+
+    long start = System.nanoTime();
+    assertThat(agent.kubelet().awaitFirstOutcome(OUTCOME_BOUND)).isFalse();
+
+    assertThat(Duration.ofNanos(System.nanoTime() - start)).isLessThan(OUTCOME_BOUND.dividedBy(2));
+  }
+
+  @Test
+  void theFirstOutcomeIsAtOnceWhileTheKubeletsDirectoriesDoNotExist() throws Exception {
+    AgentHarness agent = agent(root.resolve("no-kubelet-yet/device-plugins"));
+
+    long start = System.nanoTime();
+    assertThat(agent.kubelet().awaitFirstOutcome(OUTCOME_BOUND)).isFalse();
+
+    assertThat(Duration.ofNanos(System.nanoTime() - start)).isLessThan(OUTCOME_BOUND.dividedBy(2));
   }
 }
