@@ -3,7 +3,6 @@ package io.acceld.cli;
 import ch.qos.logback.classic.Level;
 import ch.qos.logback.classic.Logger;
 import ch.qos.logback.classic.LoggerContext;
-import ch.qos.logback.classic.jul.LevelChangePropagator;
 import ch.qos.logback.classic.spi.Configurator;
 import ch.qos.logback.classic.spi.ILoggingEvent;
 import ch.qos.logback.core.ConsoleAppender;
@@ -30,14 +29,6 @@ public final class LogbackDefaults extends ContextAwareBase implements Configura
         || LogbackDefaults.class.getClassLoader().getResource("logback-test.xml") != null) {
       return ExecutionStatus.INVOKE_NEXT_IF_ANY;
     }
-    // grpc logs through java.util.logging (bridged to SLF4J): JUL's levels follow logback's, so a
-    // disabled level is dropped before the bridge formats it.
-    LevelChangePropagator levels = new LevelChangePropagator();
-    levels.setContext(context);
-    levels.setResetJUL(true);
-    context.addListener(levels);
-    levels.start();
-
     TextLogLayout layout = new TextLogLayout();
     layout.setContext(context);
     layout.start();
@@ -61,6 +52,8 @@ public final class LogbackDefaults extends ContextAwareBase implements Configura
     Logger root = context.getLogger(Logger.ROOT_LOGGER_NAME);
     root.setLevel(Level.INFO);
     root.addAppender(appender);
+    // grpc logs through java.util.logging: bridged in, with logback's levels, when first used.
+    JulBridge.routeOnFirstUse(context);
     return ExecutionStatus.DO_NOT_INVOKE_NEXT_IF_ANY;
   }
 }

@@ -7,12 +7,11 @@ import ch.qos.logback.core.Appender;
 import ch.qos.logback.core.OutputStreamAppender;
 import ch.qos.logback.core.encoder.LayoutWrappingEncoder;
 import org.slf4j.LoggerFactory;
-import org.slf4j.bridge.SLF4JBridgeHandler;
 
 /**
  * Log set-up: everything goes to stderr through logback (its appender is set up by {@link
- * LogbackDefaults}); grpc's java.util.logging is bridged in. {@code --log-format json} swaps the
- * appender's text pattern for {@link JsonLogLayout}.
+ * LogbackDefaults}); grpc's java.util.logging is bridged in ({@link JulBridge}). {@code
+ * --log-format json} swaps the appender's text pattern for {@link JsonLogLayout}.
  */
 final class Logging {
   private static final String APPENDER = LogbackDefaults.APPENDER;
@@ -20,12 +19,9 @@ final class Logging {
   private Logging() {}
 
   static void configure(String level, String format) {
-    if (!SLF4JBridgeHandler.isInstalled()) {
-      SLF4JBridgeHandler.removeHandlersForRootLogger();
-      SLF4JBridgeHandler.install();
-    }
     Logger root = (Logger) LoggerFactory.getLogger(org.slf4j.Logger.ROOT_LOGGER_NAME);
     root.setLevel(Level.toLevel(level, Level.INFO));
+    JulBridge.levelsSet(root.getLoggerContext());
     if (format.equals("json")) {
       useJson(root);
     }
