@@ -24,7 +24,6 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.HashMap;
-import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
@@ -96,12 +95,15 @@ public final class InventoryScanner {
 
   public Inventory scan() {
     // Classify once: the same decision picks the NVIDIA GPUs for NVML and the devices to build.
-    Map<PciDevice, String> classified = new LinkedHashMap<>();
+    // A list, not a map keyed by device: nothing looks a device up, and hashing or comparing a
+    // 17-part record costs every scan, and the first start its equals' bootstrap.
+    List<Claimed> claimed = new ArrayList<>();
     for (PciDevice d : pci.scan(classifier::claims)) {
-      classifier.classify(d).ifPresent(resource -> classified.put(d, resource));
+      classifier.classify(d).ifPresent(resource -> claimed.add(new Claimed(d, resource)));
     }
     List<PciDevice> nvidiaInPciOrder =
-        classified.keySet().stream()
+        claimed.stream()
+            .map(Claimed::device)
             .filter(d -> d.vendor() == DeviceClassifier.VENDOR_NVIDIA)
             .toList();
     Optional<NvmlNodeInfo> nvmlInfo =
@@ -116,7 +118,7 @@ public final class InventoryScanner {
     records.byAddress().values().forEach(this::warnPendingMigMode);
     // Read once per scan, and only on a node with AMD devices to describe.
     KfdTopology kfd =
-        classified.keySet().stream().anyMatch(d -> d.vendor() == DeviceClassifier.VENDOR_AMD)
+        claimed.stream().anyMatch(c -> c.device().vendor() == DeviceClassifier.VENDOR_AMD)
             ? KfdTopology.read(sysfsRoot)
             : KfdTopology.NONE;
     List<PhysicalGpu> nvidiaGpus = new ArrayList<>();
@@ -128,8 +130,9 @@ public final class InventoryScanner {
             records.byAddress().values().stream().anyMatch(MigExpansion::inMigMode));
     List<Device> devices = new ArrayList<>();
     Map<String, PciDevice> pciById = new HashMap<>();
-    for (Map.Entry<PciDevice, String> entry : classified.entrySet()) {
-      PciDevice d = entry.getKey();
+    int nvidiaIndex = 0;
+    for (Claimed entry : claimed) {
+      PciDevice d = entry.device();
       boolean nvidia = d.vendor() == DeviceClassifier.VENDOR_NVIDIA;
       NvmlGpu gpu = nvidia ? gpusByAddress.remove(d.address()) : null;
       List<HealthProblem> conflicts =
@@ -141,7 +144,7 @@ public final class InventoryScanner {
       Optional<NvidiaProcInfo> proc =
           nvidia ? NvidiaProcInfo.read(procRoot, d.address()) : Optional.empty();
       Device built =
-          build(d, entry.getValue(), gpu, proc, nvidiaInPciOrder.indexOf(d), conflicts, kfd);
+          build(d, entry.resource(), gpu, proc, nvidia ? nvidiaIndex++ : -1, conflicts, kfd);
       if (nvidia) {
         nvidiaGpus.add(physical(built, d, gpu, namedModel(d, gpu, proc)));
       }
@@ -181,6 +184,9 @@ public final class InventoryScanner {
         result.node(),
         topology(result.devices(), pciById, nvmlInfo, records.conflicts().keySet()));
   }
+
+  /** A function a classification rule claimed, and the resource it is published under. */
+  private record Claimed(PciDevice device, String resource) {}
 
   /** A GPU whose MIG mode changes at its next reset: one WARN, and the change is seen then. */
   private void warnPendingMigMode(NvmlGpu gpu) {
