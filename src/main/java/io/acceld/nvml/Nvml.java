@@ -7,11 +7,8 @@ import static io.acceld.nvml.NvmlReturn.ERROR_NOT_SUPPORTED;
 import static io.acceld.nvml.NvmlReturn.ERROR_TIMEOUT;
 import static io.acceld.nvml.NvmlReturn.SUCCESS;
 
-import com.sun.jna.Memory;
 import com.sun.jna.Native;
-import com.sun.jna.NativeLong;
 import com.sun.jna.Pointer;
-import com.sun.jna.Structure;
 import com.sun.jna.ptr.PointerByReference;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
@@ -233,11 +230,9 @@ public final class Nvml implements AutoCloseable {
   }
 
   public NvmlPciInfo pciInfo(NvmlDevice device) {
-    NvmlLibrary.PciInfo pci = new NvmlLibrary.PciInfo();
-    int rc = lib.nvmlDeviceGetPciInfo_v3(device.handle(), pci);
-    release(pci);
-    require("nvmlDeviceGetPciInfo_v3", rc);
-    return pciInfo(pci);
+    byte[] pci = new byte[NvmlWords.PCI_INFO_BYTES];
+    require("nvmlDeviceGetPciInfo_v3", lib.nvmlDeviceGetPciInfo_v3(device.handle(), pci));
+    return NvmlWords.pciInfo(pci);
   }
 
   // ------------------------------------------------------------------ capabilities of a GPU
@@ -376,11 +371,11 @@ public final class Nvml implements AutoCloseable {
 
   /** CPUs close to the GPU (its NUMA node), ascending; empty when NVML cannot tell. */
   public List<Integer> cpuAffinity(NvmlDevice device) {
-    NativeLong[] words = new NativeLong[CPU_SET_WORDS];
-    for (int i = 0; i < words.length; i++) {
-      words[i] = new NativeLong(0);
+    if (!CpuMask.decodable()) {
+      return List.of();
     }
-    int rc = lib.nvmlDeviceGetCpuAffinity(device.handle(), words.length, words);
+    long[] words = new long[CPU_SET_WORDS];
+    int rc = lib.nvmlDeviceGetCpuAffinity(device.handle(), CpuMask.cLongs(words), words);
     if (!optional("nvmlDeviceGetCpuAffinity", rc)) {
       return List.of();
     }
@@ -419,12 +414,11 @@ public final class Nvml implements AutoCloseable {
     if (!supports(NvmlCapability.NVLINK_REMOTE_PCI_INFO)) {
       return Optional.empty();
     }
-    NvmlLibrary.PciInfo pci = new NvmlLibrary.PciInfo();
+    byte[] pci = new byte[NvmlWords.PCI_INFO_BYTES];
     int rc = lib.nvmlDeviceGetNvLinkRemotePciInfo_v2(device.handle(), link, pci);
-    release(pci);
     return present(
             "nvmlDeviceGetNvLinkRemotePciInfo_v2", rc, ERROR_NOT_SUPPORTED, ERROR_INVALID_ARGUMENT)
-        ? Optional.of(pciInfo(pci))
+        ? Optional.of(NvmlWords.pciInfo(pci))
         : Optional.empty();
   }
 
@@ -661,17 +655,6 @@ public final class Nvml implements AutoCloseable {
 
   // ------------------------------------------------------------------ plumbing
 
-  /**
-   * Frees a structure's native memory once the call has returned and JNA has read its fields back,
-   * instead of leaving it to JNA's cleaner: a structure per telemetry reading, or per event-wait
-   * timeout, otherwise leaves a dead cleaner reference in the old generation until a full GC.
-   */
-  private static void release(Structure structure) {
-    if (structure.getPointer() instanceof Memory memory) {
-      memory.close();
-    }
-  }
-
   /** Records the call; {@code expected} codes are outcomes, not errors. Returns {@code rc}. */
   private int record(String function, int rc, int... expected) {
     boolean error = rc != SUCCESS;
@@ -720,11 +703,6 @@ public final class Nvml implements AutoCloseable {
       }
     }
     throw new NvmlException(function, rc);
-  }
-
-  private static NvmlPciInfo pciInfo(NvmlLibrary.PciInfo pci) {
-    return new NvmlPciInfo(
-        pci.domain, pci.bus, pci.device, pci.pciDeviceId, pci.pciSubSystemId, string(pci.busId));
   }
 
   /** NVML strings are NUL-terminated ASCII. */

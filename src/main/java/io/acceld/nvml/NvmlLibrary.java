@@ -1,9 +1,7 @@
 package io.acceld.nvml;
 
 import com.sun.jna.Library;
-import com.sun.jna.NativeLong;
 import com.sun.jna.Pointer;
-import com.sun.jna.Structure;
 import com.sun.jna.ptr.PointerByReference;
 
 /**
@@ -19,10 +17,11 @@ import com.sun.jna.ptr.PointerByReference;
  * for every call: at a telemetry sample a second, those cleaners filled the old generation with
  * tens of thousands of dead references between full GCs (15 MiB of heap at 64 GPUs); {@code
  * unsigned int} is {@code int}; {@code unsigned long long} is {@code long}; {@code unsigned long*}
- * CPU masks are {@link NativeLong} arrays (64 bits per word on 64-bit Linux); the small structs
- * read on every telemetry pass or event wait are {@code long[]}/{@code int[]} laid out and decoded
- * by {@link NvmlWords}; char buffers are {@code byte[]}; {@code const char*} inputs are {@link
- * String}. Every function returns an {@code nvmlReturn_t} except {@link #nvmlErrorString}.
+ * CPU masks are {@code long[]} ({@link CpuMask} says why that holds for any C long size on a
+ * little-endian machine); the structs are {@code long[]}/{@code int[]}/{@code byte[]} laid out and
+ * decoded by {@link NvmlWords}, as JNA then only copies the array in and out; char buffers are
+ * {@code byte[]}; {@code const char*} inputs are {@link String}. Every function returns an {@code
+ * nvmlReturn_t} except {@link #nvmlErrorString}.
  *
  * <p>Functions marked "optional" are missing from older drivers: JNA resolves symbols on first
  * call, so {@link Nvml} checks {@link NvmlCapability} before calling them.
@@ -64,7 +63,8 @@ public interface NvmlLibrary extends Library {
 
   int nvmlDeviceGetMinorNumber(Pointer device, int[] minorNumber);
 
-  int nvmlDeviceGetPciInfo_v3(Pointer device, PciInfo pci);
+  /** {@code nvmlPciInfo_t} as {@link NvmlWords#PCI_INFO_BYTES} bytes. */
+  int nvmlDeviceGetPciInfo_v3(Pointer device, byte[] pci);
 
   /** {@code nvmlMemory_t} as {@link NvmlWords#MEMORY_WORDS} words. */
   int nvmlDeviceGetMemoryInfo(Pointer device, long[] memory);
@@ -76,7 +76,7 @@ public interface NvmlLibrary extends Library {
   @OptionalSymbol("reserved memory in the memory readings")
   int nvmlDeviceGetMemoryInfo_v2(Pointer device, long[] memory);
 
-  int nvmlDeviceGetCpuAffinity(Pointer device, int cpuSetSize, NativeLong[] cpuSet);
+  int nvmlDeviceGetCpuAffinity(Pointer device, int cpuSetSize, long[] cpuSet);
 
   /** Optional. */
   @OptionalSymbol("MIG")
@@ -94,7 +94,7 @@ public interface NvmlLibrary extends Library {
 
   /** Optional. */
   @OptionalSymbol("NVLink topology")
-  int nvmlDeviceGetNvLinkRemotePciInfo_v2(Pointer device, int link, PciInfo pci);
+  int nvmlDeviceGetNvLinkRemotePciInfo_v2(Pointer device, int link, byte[] pci);
 
   int nvmlDeviceGetTemperature(Pointer device, int sensorType, int[] temp);
 
@@ -194,31 +194,4 @@ public interface NvmlLibrary extends Library {
    */
   @OptionalSymbol("MIG profile names")
   int nvmlGpuInstanceGetInfo(Pointer gpuInstance, long[] info);
-
-  /** {@code nvmlPciInfo_t}, 68 bytes. */
-  @Structure.FieldOrder({
-    "busIdLegacy",
-    "domain",
-    "bus",
-    "device",
-    "pciDeviceId",
-    "pciSubSystemId",
-    "busId"
-  })
-  class PciInfo extends Structure {
-    /** {@code "%04X:%02X:%02X.0"}. */
-    public byte[] busIdLegacy = new byte[16];
-
-    public int domain;
-    public int bus;
-    public int device;
-
-    /** {@code (deviceId << 16) | vendorId}. */
-    public int pciDeviceId;
-
-    public int pciSubSystemId;
-
-    /** {@code "%08X:%02X:%02X.0"}. */
-    public byte[] busId = new byte[32];
-  }
 }

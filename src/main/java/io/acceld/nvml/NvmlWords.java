@@ -1,6 +1,8 @@
 package io.acceld.nvml;
 
+import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
+import java.nio.charset.StandardCharsets;
 import java.util.List;
 import java.util.Optional;
 
@@ -11,7 +13,8 @@ import java.util.Optional;
  * <p>Why not JNA {@code Structure}s: each call with one costs a reflective write of every field
  * before and a reflective read after, plus a native buffer. The telemetry pass makes three such
  * calls per GPU every interval, the event wait one a second; as primitive arrays JNA only copies
- * the array in and out. {@code nvmlPciInfo_t}, read once per GPU per discovery, stays a Structure.
+ * the array in and out. {@code nvmlPciInfo_t} is bytes: read for every GPU and every NVLink peer on
+ * each scan, its Structure's reflection was a fifth of the first scan's NVML time.
  *
  * <p>Two 32-bit fields that share a word: the one at the lower address is the word's low half on a
  * little-endian machine (x86-64 and arm64 Linux) and its high half on a big-endian one.
@@ -66,6 +69,12 @@ final class NvmlWords {
    */
   static final int GPU_INSTANCE_INFO_WORDS = 3;
 
+  /**
+   * {@code nvmlPciInfo_t}, 68 bytes: busIdLegacy (char[16], 0), domain (16), bus (20), device (24),
+   * pciDeviceId (28), pciSubSystemId (32), busId (char[32], 36).
+   */
+  static final int PCI_INFO_BYTES = 68;
+
   private static final int VALUE_DOUBLE = 0;
   private static final int VALUE_UNSIGNED_INT = 1;
   private static final int VALUE_UNSIGNED_LONG = 2;
@@ -88,6 +97,21 @@ final class NvmlWords {
     long lo = Integer.toUnsignedLong(lower);
     long hi = Integer.toUnsignedLong(upper);
     return LITTLE_ENDIAN ? (hi << 32) | lo : (lo << 32) | hi;
+  }
+
+  static NvmlPciInfo pciInfo(byte[] bytes) {
+    ByteBuffer b = ByteBuffer.wrap(bytes).order(ByteOrder.nativeOrder());
+    int busIdEnd = 36;
+    while (busIdEnd < PCI_INFO_BYTES && bytes[busIdEnd] != 0) {
+      busIdEnd++;
+    }
+    return new NvmlPciInfo(
+        b.getInt(16),
+        b.getInt(20),
+        b.getInt(24),
+        b.getInt(28),
+        b.getInt(32),
+        new String(bytes, 36, busIdEnd - 36, StandardCharsets.US_ASCII));
   }
 
   static NvmlEvent event(long[] words, NvmlDevice device, Optional<String> uuid) {

@@ -9,14 +9,14 @@ import java.util.Optional;
 import org.junit.jupiter.api.Test;
 
 /**
- * The JNA structure and the word layouts of {@link NvmlWords} must match NVML's C layouts byte for
- * byte (reference §3.3, x86-64): each struct is written field by field at its C offsets into native
+ * The byte and word layouts of {@link NvmlWords} must match NVML's C layouts byte for byte
+ * (reference §3.3, x86-64): each struct is written field by field at its C offsets into native
  * memory and read back as the words the binding passes.
  */
 class NvmlLibraryLayoutTest {
   @Test
   void structureSizesMatchNvml() {
-    assertThat(new NvmlLibrary.PciInfo().size()).isEqualTo(68);
+    assertThat(NvmlWords.PCI_INFO_BYTES).isEqualTo(68);
     assertThat(NvmlWords.MEMORY_WORDS * 8).isEqualTo(24);
     assertThat(NvmlWords.MEMORY_V2_WORDS * 8).isEqualTo(40);
     assertThat(NvmlWords.UTILIZATION_INTS * 4).isEqualTo(8);
@@ -25,13 +25,31 @@ class NvmlLibraryLayoutTest {
   }
 
   @Test
-  void fieldOffsetsMatchNvml() {
-    NvmlLibrary.PciInfo pci = new NvmlLibrary.PciInfo();
-    pci.domain = 0x11223344;
-    pci.busId[0] = 'X';
-    pci.write();
-    assertThat(pci.getPointer().getInt(16)).isEqualTo(0x11223344);
-    assertThat(pci.getPointer().getByte(36)).isEqualTo((byte) 'X');
+  void pciInfoDecodesAtItsCOffsets() {
+    try (Memory c = new Memory(NvmlWords.PCI_INFO_BYTES)) {
+      c.clear();
+      c.setString(0, "0000:3B:00.0", "US-ASCII"); // busIdLegacy
+      c.setInt(16, 0x10000); // domain
+      c.setInt(20, 0x3b); // bus
+      c.setInt(24, 0x1f); // device
+      c.setInt(28, 0x233010de); // pciDeviceId
+      c.setInt(32, 0x16c110de); // pciSubSystemId
+      c.setString(36, "00010000:3B:1F.0", "US-ASCII"); // busId, fills 16 of its 32 bytes
+
+      NvmlPciInfo pci = NvmlWords.pciInfo(c.getByteArray(0, NvmlWords.PCI_INFO_BYTES));
+
+      assertThat(pci)
+          .isEqualTo(
+              new NvmlPciInfo(0x10000, 0x3b, 0x1f, 0x233010de, 0x16c110de, "00010000:3B:1F.0"));
+    }
+  }
+
+  @Test
+  void aPciBusIdWithoutItsTerminatorStopsAtTheStructsEnd() {
+    byte[] bytes = new byte[NvmlWords.PCI_INFO_BYTES];
+    java.util.Arrays.fill(bytes, 36, bytes.length, (byte) 'A');
+
+    assertThat(NvmlWords.pciInfo(bytes).busId()).hasSize(32);
   }
 
   @Test
