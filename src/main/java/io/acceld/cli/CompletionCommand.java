@@ -14,6 +14,7 @@ import picocli.CommandLine.Spec;
  * source <(acceld completion bash)}. zsh can load it through {@code bashcompinit}.
  */
 @Command(
+    addMethodSubcommands = false,
     name = "completion",
     description =
         "Print the bash completion script (source <(acceld completion bash); zsh: after"

@@ -27,6 +27,7 @@ import picocli.CommandLine.Option;
  * with {@code --agent}, list what a running agent advertises now, with its live health.
  */
 @Command(
+    addMethodSubcommands = false,
     name = "devices",
     description = "List the accelerators this node would advertise.",
     mixinStandardHelpOptions = true)

@@ -17,6 +17,7 @@ import picocli.CommandLine.Option;
  * registers, writes a spec, creates a directory or takes a lock.
  */
 @Command(
+    addMethodSubcommands = false,
     name = "doctor",
     description = {
       "Check this node as 'acceld run' with the same settings would meet it: NVML, each GPU's"

@@ -41,6 +41,7 @@ import picocli.CommandLine.Parameters;
  * what I think?" on a node, or to see the kubelet side of {@code run --simulate}.
  */
 @Command(
+    addMethodSubcommands = false,
     name = "kubelet-probe",
     description = {
       "Dial a device-plugin socket as the kubelet does and print its options and devices (health,"

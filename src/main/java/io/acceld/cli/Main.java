@@ -25,7 +25,10 @@ import picocli.CommandLine.Spec;
  * cannot be listened on, 5 {@code devices --agent} reached no agent. Each prints one line; stack
  * traces only at {@code --log-level debug}.
  */
+// addMethodSubcommands = false here and on every command: acceld has no @Command methods, and
+// picocli otherwise reflects over each command class's methods for them on every start.
 @Command(
+    addMethodSubcommands = false,
     name = "acceld",
     mixinStandardHelpOptions = true,
     versionProvider = VersionCommand.class,

@@ -5,7 +5,11 @@ import io.acceld.agent.StopSignal;
 import picocli.CommandLine.Command;
 
 /** {@code acceld run}: the long-running agent. Stops cleanly, exit 0, on SIGTERM or SIGINT. */
-@Command(name = "run", description = "Run the agent.", mixinStandardHelpOptions = true)
+@Command(
+    name = "run",
+    description = "Run the agent.",
+    mixinStandardHelpOptions = true,
+    addMethodSubcommands = false)
 final class RunCommand extends AgentCommand {
   RunCommand(CliContext context) {
     super(context);

@@ -11,6 +11,7 @@ import picocli.CommandLine.IVersionProvider;
  * at a node says exactly which build is there.
  */
 @Command(
+    addMethodSubcommands = false,
     name = "version",
     description = "Print the version, git revision, build date and Java runtime.",
     mixinStandardHelpOptions = true)
