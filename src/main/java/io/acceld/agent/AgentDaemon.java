@@ -180,8 +180,8 @@ public final class AgentDaemon implements AutoCloseable {
     if (config.get(Settings.FAIL_ON_INIT_ERROR)) {
       failOnInitError(config, discovery, expected.unmet(store.current()));
     }
-    mesos = startMesos(config, hostname, pods, clock);
-    mesos.ifPresent(bridge -> bridge.metrics().bindTo(metrics.registry()));
+    // Read before Register, so a bad Mesos setting stops the agent before the kubelet hears of it.
+    Optional<MesosBridge.Options> mesosOptions = mesosOptions(config, hostname);
     kubelet.start();
     // What follows is not on the path to the kubelet's Register, and on a 2-core node each part
     // (the JVM series' MXBeans, DRA, telemetry's first pass over every GPU, the pod-resources
@@ -193,6 +193,12 @@ public final class AgentDaemon implements AutoCloseable {
     }
     // After Register: the platform MXBeans the JVM series read are not on its path.
     metrics.bindJvm();
+    // After the device plugin too, as DRA below: the bridge's start (its task book's recovery,
+    // containment's preflight, its HTTP server) delayed Register by ~130 ms on a 2-core node. The
+    // ledger makes the order safe: the leases of the tasks it re-attaches were restored before the
+    // kubelet could ask for a device.
+    mesos = startMesos(config, mesosOptions, pods, clock);
+    mesos.ifPresent(bridge -> bridge.metrics().bindTo(metrics.registry()));
     // After the device plugin: DRA's start (its classes, API client and gRPC server: ~2 s of a
     // loaded 2-core node) delayed the device plugin's registration by as much. The ledger makes the
     // order safe: each side sees the other's leases whenever it starts.
@@ -244,20 +250,26 @@ public final class AgentDaemon implements AutoCloseable {
     notifySystemd(config);
   }
 
+  /** The Mesos bridge's options, when {@code --mesos-address} is set. */
+  private static Optional<MesosBridge.Options> mesosOptions(AgentConfig config, String hostname) {
+    try {
+      return MesosBridge.Options.from(config, hostname);
+    } catch (IllegalArgumentException e) {
+      throw new ConfigException(e.getMessage(), e);
+    }
+  }
+
   /**
    * The Mesos bridge, when {@code --mesos-address} is set. It shares the kubelet's device chooser
    * and runtime specs, so a task gets the devices and environment a pod would, and offers nothing
    * until the kubelet's leases are known since this start.
    */
   private Optional<MesosBridge> startMesos(
-      AgentConfig config, String hostname, PodResourcesPoller pods, Clock clock)
+      AgentConfig config,
+      Optional<MesosBridge.Options> options,
+      PodResourcesPoller pods,
+      Clock clock)
       throws IOException {
-    Optional<MesosBridge.Options> options;
-    try {
-      options = MesosBridge.Options.from(config, hostname);
-    } catch (IllegalArgumentException e) {
-      throw new ConfigException(e.getMessage(), e);
-    }
     if (options.isEmpty()) {
       return Optional.empty();
     }
