@@ -17,7 +17,7 @@ import org.slf4j.bridge.SLF4JBridgeHandler;
  * logback, set up when something first logs through JUL rather than on the start's critical path.
  *
  * <p>Why: initialising JUL's {@code LogManager}, installing the SLF4J bridge and pushing logback's
- * levels onto JUL's loggers cost 25–35 ms of the main thread before picocli had even parsed the
+ * levels onto JUL's loggers cost 20–30 ms of the main thread before picocli had even parsed the
  * command line. The first JUL user is grpc, on the transport warm-up thread, so the work now runs
  * there, beside NVML's load and the first scan.
  *
