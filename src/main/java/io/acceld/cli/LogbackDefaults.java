@@ -13,8 +13,9 @@ import ch.qos.logback.core.spi.ContextAwareBase;
  * The agent's logging, set up in code rather than by a {@code logback.xml}: Logback's XML
  * configurator loads its Joran framework and the JDK's SAX parser, about 600 classes and a tenth to
  * a quarter of a second of every start on 2 cores (measured with {@code -Xlog:class+load}), to read
- * these few lines. Logback finds this class through {@code
- * META-INF/services/ch.qos.logback.classic.spi.Configurator} before it looks for any XML.
+ * these few lines. {@link AgentLogProvider} calls it directly; other entry points find it through
+ * {@code META-INF/services/ch.qos.logback.classic.spi.Configurator}, before logback looks for any
+ * XML.
  *
  * <p>An operator's {@code -Dlogback.configurationFile}, or a {@code logback-test.xml} on the class
  * path (the tests'), still wins: then this configurator steps aside.

@@ -35,6 +35,18 @@ import picocli.CommandLine.Spec;
     description = "Makes a node's accelerators schedulable by Kubernetes and Mesos.")
 public final class Main implements Runnable {
   public static final int EXIT_CONFIG = 2;
+
+  static {
+    // Before the first logger, below: SLF4J reads both once, when it initialises. The provider
+    // named this way is announced on stderr at SLF4J's INFO; its warnings and errors still print.
+    if (System.getProperty(AgentLogProvider.PROVIDER_PROPERTY) == null) {
+      System.setProperty(AgentLogProvider.PROVIDER_PROPERTY, AgentLogProvider.class.getName());
+      if (System.getProperty(AgentLogProvider.VERBOSITY_PROPERTY) == null) {
+        System.setProperty(AgentLogProvider.VERBOSITY_PROPERTY, "WARN");
+      }
+    }
+  }
+
   private static final Logger log = LoggerFactory.getLogger(Main.class);
 
   @Spec CommandSpec spec;

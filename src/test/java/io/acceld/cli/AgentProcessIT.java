@@ -32,7 +32,13 @@ class AgentProcessIT {
   }
 
   Process launch(Map<String, String> env, String... args) throws Exception {
-    List<String> command = new ArrayList<>(List.of(javaBin(), "-jar", jar().toString()));
+    return launch(env, List.of(), args);
+  }
+
+  Process launch(Map<String, String> env, List<String> jvmFlags, String... args) throws Exception {
+    List<String> command = new ArrayList<>(List.of(javaBin()));
+    command.addAll(jvmFlags);
+    command.addAll(List.of("-jar", jar().toString()));
     command.addAll(List.of(args));
     ProcessBuilder builder =
         new ProcessBuilder(command)
@@ -52,6 +58,12 @@ class AgentProcessIT {
 
   Process runSimulated(Map<String, String> env, KubeletDouble kubelet, String... more)
       throws Exception {
+    return runSimulated(env, List.of(), kubelet, more);
+  }
+
+  Process runSimulated(
+      Map<String, String> env, List<String> jvmFlags, KubeletDouble kubelet, String... more)
+      throws Exception {
     List<String> args =
         new ArrayList<>(
             List.of(
@@ -62,7 +74,7 @@ class AgentProcessIT {
                 "--metrics-address",
                 "127.0.0.1:0"));
     args.addAll(List.of(more));
-    return launch(env, args.toArray(String[]::new));
+    return launch(env, jvmFlags, args.toArray(String[]::new));
   }
 
   static String javaBin() {
@@ -200,6 +212,33 @@ class AgentProcessIT {
           .endsWith("choose another HOST:PORT with --metrics-address");
       assertThat(err()).doesNotContain("\tat ").doesNotContain("BindException");
     }
+  }
+
+  @Test
+  void anOperatorsLogbackFileReplacesTheAgentsOwnLogSetUpForEveryLine() throws Exception {
+    Path xml = dir.resolve("logback.xml");
+    Files.writeString(
+        xml,
+        """
+        <configuration>
+          <appender name="ERR" class="ch.qos.logback.core.ConsoleAppender">
+            <target>System.err</target>
+            <encoder><pattern>OPERATOR %level %logger{0}: %msg%n</pattern></encoder>
+          </appender>
+          <root level="INFO"><appender-ref ref="ERR"/></root>
+        </configuration>
+        """);
+    try (KubeletDouble kubelet = KubeletDouble.start(dir.resolve("kubelet/device-plugins"))) {
+      Process p = runSimulated(Map.of(), List.of("-Dlogback.configurationFile=" + xml), kubelet);
+      kubelet.awaitRegistered("nvidia.com/gpu", Duration.ofSeconds(30));
+      p.destroy();
+      assertThat(Waits.exited(p, Duration.ofSeconds(10))).isTrue();
+    }
+
+    assertThat(err().lines().toList())
+        .isNotEmpty()
+        .allSatisfy(l -> assertThat(l).startsWith("OPERATOR "))
+        .anySatisfy(l -> assertThat(l).matches("OPERATOR INFO \\w+: Serving /metrics.*"));
   }
 
   @Test

@@ -11,7 +11,9 @@ import org.slf4j.LoggerFactory;
 public final class JulBridgeProbe {
   private JulBridgeProbe() {}
 
-  public static void main(String[] args) {
+  public static void main(String[] args) throws ClassNotFoundException {
+    // As the agent starts: Main's class set-up picks the SLF4J provider, before any logger.
+    Class.forName(Main.class.getName());
     LoggerFactory.getLogger(JulBridgeProbe.class).info("logback is set up");
     Logging.configure(args[0], "text");
     Logger grpc = Logger.getLogger("io.grpc.internal.Probe");
