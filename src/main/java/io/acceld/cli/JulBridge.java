@@ -52,9 +52,7 @@ public final class JulBridge {
         factory instanceof LoggerContext context
             ? properties(context)
             : "handlers=" + SLF4JBridgeHandler.class.getName() + "\n";
-    LogManager.getLogManager()
-        .readConfiguration(
-            new ByteArrayInputStream(properties.getBytes(StandardCharsets.ISO_8859_1)));
+    configure(properties);
   }
 
   /**
@@ -84,14 +82,18 @@ public final class JulBridge {
       try {
         // Initialises JUL now if nothing has (through the constructor, with these levels), and
         // applies them again if something has.
-        LogManager.getLogManager()
-            .readConfiguration(
-                new ByteArrayInputStream(
-                    properties(context).getBytes(StandardCharsets.ISO_8859_1)));
+        configure(properties(context));
       } catch (IOException e) {
         throw new IllegalStateException("unreachable: the configuration is in memory", e);
       }
     }
+  }
+
+  /** Hands JUL {@code properties}, in its properties format (ISO 8859-1). */
+  private static void configure(String properties) throws IOException {
+    LogManager.getLogManager()
+        .readConfiguration(
+            new ByteArrayInputStream(properties.getBytes(StandardCharsets.ISO_8859_1)));
   }
 
   /**
