@@ -1,5 +1,6 @@
 package io.acceld.transport;
 
+import io.acceld.util.GuardedBy;
 import io.acceld.util.NamedThreads;
 import io.grpc.BindableService;
 import io.grpc.ManagedChannel;
@@ -14,7 +15,9 @@ import java.nio.file.Path;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
+import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -28,8 +31,11 @@ import org.slf4j.LoggerFactory;
  * the kubelet's dial-back, on a 2-core node). With it, the second core does it meanwhile.
  *
  * <p>The call decides nothing: one that fails (a state directory that takes no sockets, a path too
- * long) is one DEBUG line, and the agent starts as it would have. Closing this closes the
- * transport, once it is made.
+ * long) is one DEBUG line, and the agent starts as it would have. Closing this cancels a call still
+ * under way, waits for its channel and server to finish on the transport's event loops, then closes
+ * the transport (once it is made). In that order because an agent that exits early (a metrics port
+ * in use) would otherwise shut the loops under a live call, and Netty and gRPC would each log a
+ * stack trace for work the loops then refused.
  */
 public final class TransportWarmUp implements AutoCloseable {
   private static final Logger log = LoggerFactory.getLogger(TransportWarmUp.class);
@@ -45,8 +51,21 @@ public final class TransportWarmUp implements AutoCloseable {
           .setResponseMarshaller(RawBytes.MARSHALLER)
           .build();
 
+  /** How long closing waits for a cancelled call to wind down before it closes the loops. */
+  private static final long WIND_DOWN_SECONDS = 2;
+
   private final CompletableFuture<UnixGrpc> transport = new CompletableFuture<>();
   private final CompletableFuture<Boolean> called = new CompletableFuture<>();
+  private final Object lock = new Object();
+
+  @GuardedBy("lock")
+  private boolean closing;
+
+  @GuardedBy("lock")
+  private Server server;
+
+  @GuardedBy("lock")
+  private ManagedChannel channel;
 
   private TransportWarmUp() {}
 
@@ -69,7 +88,7 @@ public final class TransportWarmUp implements AutoCloseable {
                 throw e;
               }
               warmUp.transport.complete(grpc);
-              warmUp.called.complete(run(grpc, dir));
+              warmUp.called.complete(warmUp.call(grpc, dir));
             })
         .start();
     return warmUp;
@@ -94,11 +113,34 @@ public final class TransportWarmUp implements AutoCloseable {
 
   @Override
   public void close() {
+    synchronized (lock) {
+      closing = true;
+      if (channel != null) {
+        channel.shutdownNow();
+      }
+      if (server != null) {
+        server.shutdownNow();
+      }
+    }
+    try {
+      called.get(WIND_DOWN_SECONDS * 2, TimeUnit.SECONDS);
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+    } catch (ExecutionException | TimeoutException e) {
+      log.debug("The transport's warm-up did not wind down before closing: {}", e.toString());
+    }
     transport.thenAccept(UnixGrpc::close);
   }
 
-  /** The warm-up itself, on the caller's thread; true if the call came back. */
+  /**
+   * One warm-up call on the caller's thread, with a transport made elsewhere; true if it came back.
+   */
   static boolean run(UnixGrpc grpc, Path dir) {
+    return new TransportWarmUp().call(grpc, dir);
+  }
+
+  /** The warm-up itself, on the caller's thread; true if the call came back. */
+  private boolean call(UnixGrpc grpc, Path dir) {
     Path socket = dir.resolve(SOCKET_NAME);
     Server server = null;
     ManagedChannel channel = null;
@@ -115,8 +157,16 @@ public final class TransportWarmUp implements AutoCloseable {
                             response.onCompleted();
                           }))
                   .build();
-      server = grpc.startServer(socket, List.of(echo), List.of(), Runnable::run);
-      channel = grpc.channel(socket);
+      synchronized (lock) {
+        if (closing) {
+          return false;
+        }
+        // Made under the lock, so that close() either sees them or stops them being made.
+        server = grpc.startServer(socket, List.of(echo), List.of(), Runnable::run);
+        channel = grpc.channel(socket);
+        this.server = server;
+        this.channel = channel;
+      }
       byte[] reply =
           ClientCalls.blockingUnaryCall(
               channel,
@@ -130,17 +180,32 @@ public final class TransportWarmUp implements AutoCloseable {
           e.toString());
       return false;
     } finally {
-      if (channel != null) {
-        channel.shutdownNow();
-      }
-      if (server != null) {
-        server.shutdownNow();
-      }
+      windDown(channel, server);
       try {
         Files.deleteIfExists(socket);
       } catch (IOException e) {
         log.debug("Could not remove {}: {}", socket, e.toString());
       }
+    }
+  }
+
+  /** Stops both ends and waits, bounded, until neither has work left on the event loops. */
+  private static void windDown(ManagedChannel channel, Server server) {
+    if (channel != null) {
+      channel.shutdownNow();
+    }
+    if (server != null) {
+      server.shutdownNow();
+    }
+    try {
+      if (channel != null && !channel.awaitTermination(WIND_DOWN_SECONDS, TimeUnit.SECONDS)) {
+        log.debug("The transport's warm-up channel did not terminate in {} s", WIND_DOWN_SECONDS);
+      }
+      if (server != null && !server.awaitTermination(WIND_DOWN_SECONDS, TimeUnit.SECONDS)) {
+        log.debug("The transport's warm-up server did not terminate in {} s", WIND_DOWN_SECONDS);
+      }
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
     }
   }
 }
