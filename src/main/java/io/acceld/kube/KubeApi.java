@@ -1,9 +1,8 @@
 package io.acceld.kube;
 
-import com.fasterxml.jackson.core.JsonProcessingException;
 import com.fasterxml.jackson.databind.JsonNode;
-import com.fasterxml.jackson.databind.ObjectMapper;
 import io.acceld.util.ClientText;
+import io.acceld.util.JsonNodes;
 import io.acceld.util.NamedThreads;
 import java.io.BufferedInputStream;
 import java.io.ByteArrayOutputStream;
@@ -41,9 +40,6 @@ public final class KubeApi implements AutoCloseable {
 
   /** How much of the server's own error message is quoted. */
   public static final int MAX_MESSAGE = 300;
-
-  /** The one mapper for the API objects read and written (thread-safe once configured). */
-  public static final ObjectMapper JSON = new ObjectMapper();
 
   private final KubeConfig config;
   private final Duration timeout;
@@ -135,7 +131,7 @@ public final class KubeApi implements AutoCloseable {
       throw failure(verb, path, response.statusCode(), response.body());
     }
     try {
-      return response.body().length == 0 ? JSON.createObjectNode() : JSON.readTree(response.body());
+      return response.body().length == 0 ? JsonNodes.object() : JsonNodes.parse(response.body());
     } catch (IOException e) {
       throw new ApiException(
           ApiException.Kind.BAD_RESPONSE,
@@ -170,7 +166,7 @@ public final class KubeApi implements AutoCloseable {
         return null;
       }
       try {
-        return JSON.readTree(line);
+        return JsonNodes.parse(line);
       } catch (IOException e) {
         throw new ApiException(
             ApiException.Kind.BAD_RESPONSE,
@@ -250,13 +246,9 @@ public final class KubeApi implements AutoCloseable {
             .header("User-Agent", "acceld-dra");
     config.token().token().ifPresent(t -> builder.header("Authorization", "Bearer " + t));
     if (body != null) {
-      try {
-        builder
-            .header("Content-Type", "application/json")
-            .method(verb, HttpRequest.BodyPublishers.ofByteArray(JSON.writeValueAsBytes(body)));
-      } catch (JsonProcessingException e) {
-        throw new ApiException(ApiException.Kind.OTHER, verb + " " + path + ": " + e, e);
-      }
+      builder
+          .header("Content-Type", "application/json")
+          .method(verb, HttpRequest.BodyPublishers.ofByteArray(JsonNodes.render(body)));
     } else {
       builder.method(verb, HttpRequest.BodyPublishers.noBody());
     }
@@ -267,7 +259,7 @@ public final class KubeApi implements AutoCloseable {
   public static ApiException failure(String verb, String path, int status, byte[] body) {
     String message = "";
     try {
-      JsonNode answer = JSON.readTree(body);
+      JsonNode answer = JsonNodes.parse(body);
       if (answer != null && answer.path("message").isTextual()) {
         message = answer.path("message").asText();
       }

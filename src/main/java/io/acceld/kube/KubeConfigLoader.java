@@ -1,10 +1,11 @@
 package io.acceld.kube;
 
+import com.fasterxml.jackson.core.JsonParser;
 import com.fasterxml.jackson.databind.JsonNode;
-import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.dataformat.yaml.YAMLFactory;
 import io.acceld.config.ConfigException;
 import io.acceld.util.ClientText;
+import io.acceld.util.JsonNodes;
 import io.acceld.util.Pem;
 import java.io.File;
 import java.io.IOException;
@@ -40,7 +41,9 @@ public final class KubeConfigLoader {
       Path.of("/var/run/secrets/kubernetes.io/serviceaccount");
 
   private static final Logger log = LoggerFactory.getLogger(KubeConfigLoader.class);
-  private static final ObjectMapper YAML = new ObjectMapper(new YAMLFactory());
+
+  /** Read into trees by {@link JsonNodes}: an object mapper would be ~300 classes for one file. */
+  private static final YAMLFactory YAML = new YAMLFactory();
 
   private KubeConfigLoader() {}
 
@@ -103,7 +106,9 @@ public final class KubeConfigLoader {
   public static KubeConfig fromFile(Path file, String how) {
     JsonNode root;
     try {
-      root = YAML.readTree(read(file));
+      try (JsonParser parser = YAML.createParser(read(file))) {
+        root = JsonNodes.parse(parser);
+      }
     } catch (IOException e) {
       throw new ConfigException(
           "kubeconfig " + file + " (" + how + ") is not YAML: " + firstLine(e.getMessage()), e);
@@ -122,9 +127,7 @@ public final class KubeConfigLoader {
     String userName = text(context, "user");
     JsonNode cluster = named(root, "clusters", clusterName, "cluster", inFile);
     JsonNode user =
-        userName.isEmpty()
-            ? YAML.createObjectNode()
-            : named(root, "users", userName, "user", inFile);
+        userName.isEmpty() ? JsonNodes.object() : named(root, "users", userName, "user", inFile);
     String where = inFile + ", context " + ClientText.quote(contextName);
 
     String server = text(cluster, "server");

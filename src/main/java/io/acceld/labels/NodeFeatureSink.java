@@ -7,6 +7,7 @@ import io.acceld.kube.ApiException;
 import io.acceld.kube.KubeApi;
 import io.acceld.kube.KubeConfig;
 import io.acceld.kube.KubeConfigLoader;
+import io.acceld.util.JsonNodes;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
@@ -110,7 +111,7 @@ public final class NodeFeatureSink implements AutoCloseable {
     if (current.isPresent() && same(current.get(), labels)) {
       return false;
     }
-    ObjectNode object = KubeApi.JSON.createObjectNode();
+    ObjectNode object = JsonNodes.object();
     object.put("apiVersion", "nfd.k8s-sigs.io/v1alpha1").put("kind", "NodeFeature");
     ObjectNode metadata = object.putObject("metadata");
     metadata.put("name", name).put("namespace", namespace);

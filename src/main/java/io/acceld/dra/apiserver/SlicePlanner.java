@@ -2,7 +2,7 @@ package io.acceld.dra.apiserver;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
-import io.acceld.kube.KubeApi;
+import io.acceld.util.JsonNodes;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.util.ArrayList;
@@ -145,7 +145,7 @@ final class SlicePlanner {
 
   /** A new slice of {@code devices}, as POST wants it. */
   ObjectNode slice(List<ObjectNode> devices, long generation, int count, String nodeUid) {
-    ObjectNode slice = KubeApi.JSON.createObjectNode();
+    ObjectNode slice = JsonNodes.object();
     slice.put("apiVersion", "resource.k8s.io/v1");
     slice.put("kind", "ResourceSlice");
     ObjectNode metadata = slice.putObject("metadata");
@@ -184,7 +184,7 @@ final class SlicePlanner {
   /** The tree as it reads back from JSON, so equals compares values, not number classes. */
   private static ObjectNode normalised(ObjectNode tree) {
     try {
-      return (ObjectNode) KubeApi.JSON.readTree(KubeApi.JSON.writeValueAsBytes(tree));
+      return (ObjectNode) JsonNodes.parse(JsonNodes.render(tree));
     } catch (IOException e) {
       throw new UncheckedIOException(e);
     }

@@ -6,7 +6,7 @@ import io.acceld.kube.KubeApi;
 import io.acceld.util.Backoff;
 import io.acceld.util.ClientText;
 import io.acceld.util.GuardedBy;
-import java.nio.charset.StandardCharsets;
+import io.acceld.util.JsonNodes;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
@@ -168,11 +168,7 @@ final class SliceWatch implements Runnable {
         if (code == 410) {
           return null;
         }
-        throw KubeApi.failure(
-            "WATCH",
-            PATH,
-            code == 0 ? 500 : code,
-            object.toString().getBytes(StandardCharsets.UTF_8));
+        throw KubeApi.failure("WATCH", PATH, code == 0 ? 500 : code, JsonNodes.render(object));
       }
       default ->
           throw new ApiException(

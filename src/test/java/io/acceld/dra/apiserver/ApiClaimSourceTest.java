@@ -125,7 +125,9 @@ class ApiClaimSourceTest {
   void aServerMessageIsEscapedAndBounded() {
     String message = "line one\nforged line " + "x".repeat(5000);
     byte[] body =
-        ("{\"kind\":\"Status\",\"message\":" + KubeApi.JSON.valueToTree(message) + ",\"code\":500}")
+        ("{\"kind\":\"Status\",\"message\":"
+                + new com.fasterxml.jackson.databind.ObjectMapper().valueToTree(message)
+                + ",\"code\":500}")
             .getBytes(StandardCharsets.UTF_8);
     ApiException e = KubeApi.failure("GET", "/p", 500, body);
     assertThat(e.kind()).isEqualTo(ApiException.Kind.SERVER);
