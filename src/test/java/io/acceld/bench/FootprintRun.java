@@ -1,5 +1,6 @@
 package io.acceld.bench;
 
+import io.acceld.testing.FileTrees;
 import io.acceld.testing.kubelet.DeviceState;
 import io.acceld.testing.kubelet.DeviceUpdate;
 import io.acceld.testing.kubelet.KubeletDouble;
@@ -17,13 +18,11 @@ import java.nio.file.Path;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
-import java.util.Comparator;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.concurrent.TimeUnit;
 import java.util.function.Supplier;
-import java.util.stream.Stream;
 
 /**
  * One start of the agent as an operator runs it, measured from outside: a fresh kubelet double on a
@@ -111,7 +110,7 @@ final class FootprintRun {
       for (AutoCloseable r : resources) {
         r.close();
       }
-      deleteTree(root);
+      FileTrees.delete(root);
     }
   }
 
@@ -257,14 +256,6 @@ final class FootprintRun {
       return String.join("\n", lines.subList(Math.max(0, lines.size() - 15), lines.size()));
     } catch (IOException e) {
       return "(no log: " + e.getMessage() + ")";
-    }
-  }
-
-  private static void deleteTree(Path root) throws IOException {
-    try (Stream<Path> paths = Files.walk(root)) {
-      for (Path p : paths.sorted(Comparator.reverseOrder()).toList()) {
-        Files.deleteIfExists(p);
-      }
     }
   }
 }

@@ -15,6 +15,7 @@ import io.acceld.proto.mesos.v1.TaskStatus;
 import io.acceld.proto.mesos.v1.scheduler.Event;
 import io.acceld.simulate.FixtureNode;
 import io.acceld.simulate.Fixtures;
+import io.acceld.testing.FileTrees;
 import io.acceld.testing.NvmlDouble;
 import io.acceld.testing.kubelet.DeviceState;
 import io.acceld.testing.kubelet.KubeletDouble;
@@ -72,6 +73,21 @@ public final class MesosBridgeHarness {
       args.put(a.substring(0, eq), a.substring(eq + 1));
     }
     Path root = Files.createTempDirectory("acceld-mesos-bench-");
+    List<Path> stateDirs = new ArrayList<>();
+    try {
+      bench(args, root, stateDirs);
+    } finally {
+      // Each run leaves the fixture node, the NVML double and its checkpoints: a few MiB, and the
+      // state directories may be on tmpfs (stateDir=/dev/shm).
+      for (Path state : stateDirs) {
+        FileTrees.delete(state);
+      }
+      FileTrees.delete(root);
+    }
+  }
+
+  private static void bench(Map<String, String> args, Path root, List<Path> stateDirs)
+      throws Exception {
     FixtureNode node = Fixtures.eightGpuNode(root.resolve("node"));
     NvmlDouble nvml = NvmlDouble.create(root.resolve("nvml"), node.nvmlScenario());
     try (KubeletDouble kubelet = KubeletDouble.start(root.resolve("kubelet/device-plugins"))) {
@@ -100,7 +116,9 @@ public final class MesosBridgeHarness {
       for (String isolation : args.getOrDefault("isolation", "devices,memory,cpu").split(";")) {
         flags.put("mesos-isolation", isolation);
         Path state = Path.of(flags.get("state-dir"));
+        stateDirs.add(state);
         flags.put("state-dir", state.resolveSibling(state.getFileName() + "-x").toString());
+        stateDirs.add(Path.of(flags.get("state-dir")));
         System.out.printf("--mesos-isolation %s%n", isolation);
         run(flags, kubelet, args);
       }

@@ -12,7 +12,7 @@ import io.acceld.simulate.FixtureVariants;
 import io.acceld.simulate.Fixtures;
 import io.acceld.simulate.HotPlug;
 import io.acceld.simulate.SimulatedGpu;
-import java.nio.file.Files;
+import io.acceld.testing.FileTrees;
 import java.nio.file.Path;
 import java.util.List;
 import org.junit.jupiter.api.Test;
@@ -61,7 +61,7 @@ class InventoryScannerTest {
   @Test
   void withoutProcfsTheMinorNumbersFollowPciOrder() throws Exception {
     FixtureNode node = Fixtures.eightGpuNode(root);
-    deleteTree(node.tree().procRoot().resolve("driver"));
+    FileTrees.delete(node.tree().procRoot().resolve("driver"));
 
     Inventory inventory = scan(node);
 
@@ -171,13 +171,5 @@ class InventoryScannerTest {
   void scanningTheSameHardwareTwiceGivesEqualSnapshots() {
     FixtureNode node = Fixtures.eightGpuNode(root);
     assertThat(scan(node)).isEqualTo(scan(node));
-  }
-
-  private static void deleteTree(Path dir) throws Exception {
-    try (var walk = Files.walk(dir)) {
-      for (Path p : walk.sorted(java.util.Comparator.reverseOrder()).toList()) {
-        Files.delete(p);
-      }
-    }
   }
 }
