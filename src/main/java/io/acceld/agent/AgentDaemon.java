@@ -112,6 +112,7 @@ public final class AgentDaemon implements AutoCloseable {
     // after them.
     TransportWarmUp transport =
         keep(TransportWarmUp.start("acceld-grpc", 2, config.get(Settings.STATE_DIR)));
+    RecordMethodsWarmUp.start(); // beside NVML's load, as the transport's is
     InventoryStore store = new InventoryStore();
     store.subscribe(ledger);
     NodeDiscovery discovery = NodeDiscovery.open(config, true);
