@@ -13,7 +13,6 @@ import com.fasterxml.jackson.databind.node.ObjectNode;
 import java.io.ByteArrayOutputStream;
 import java.io.IOException;
 import java.io.UncheckedIOException;
-import java.nio.charset.StandardCharsets;
 import java.util.Map;
 
 /**
@@ -27,7 +26,7 @@ import java.util.Map;
  * {@code LongNode} or {@code BigIntegerNode} by size, other numbers as {@code DoubleNode}, a
  * repeated key's last value kept. Stricter in one way: anything after the document is an error,
  * where the mapper ignored it. {@link JsonNode#toString()} must not be used on the agent's paths
- * either: it, too, makes a mapper; use {@link #text}.
+ * either: it, too, makes a mapper; use {@link #render}.
  */
 public final class JsonNodes {
   /** Deeper than any API object; a deeper document is refused before it can use the stack. */
@@ -128,11 +127,6 @@ public final class JsonNodes {
       throw new UncheckedIOException("writing JSON to memory failed", e);
     }
     return out.toByteArray();
-  }
-
-  /** {@link #render} as a string: for messages and logs, where {@code toString()} was used. */
-  public static String text(JsonNode node) {
-    return new String(render(node), StandardCharsets.UTF_8);
   }
 
   private static void write(JsonGenerator g, JsonNode node) throws IOException {
