@@ -105,6 +105,7 @@ public final class MesosBridgeHarness {
           args.containsKey("stateDir")
               ? Files.createTempDirectory(Path.of(args.get("stateDir")), "acceld-state-").toString()
               : root.resolve("state").toString());
+      stateDirs.add(Path.of(flags.get("state-dir")));
       flags.put("metrics-address", "127.0.0.1:0");
       flags.put("mesos-address", "127.0.0.1:0");
       flags.put("mesos-heartbeat", args.getOrDefault("heartbeat", "100ms"));
@@ -116,7 +117,6 @@ public final class MesosBridgeHarness {
       for (String isolation : args.getOrDefault("isolation", "devices,memory,cpu").split(";")) {
         flags.put("mesos-isolation", isolation);
         Path state = Path.of(flags.get("state-dir"));
-        stateDirs.add(state);
         flags.put("state-dir", state.resolveSibling(state.getFileName() + "-x").toString());
         stateDirs.add(Path.of(flags.get("state-dir")));
         System.out.printf("--mesos-isolation %s%n", isolation);
