@@ -368,6 +368,10 @@ public final class TaskBook implements StatusSink, AutoCloseable {
     TaskStatus acknowledged;
     long headBefore;
     boolean retiring;
+    // Whether this acknowledgement makes a queued update the head, and so must send it. An update
+    // that arrives after it finds the stream empty and sends itself: sending the head again here
+    // as well would put it up twice.
+    boolean nextQueued;
     long seq;
     synchronized (lock) {
       e = entries.get(key);
@@ -375,6 +379,7 @@ public final class TaskBook implements StatusSink, AutoCloseable {
         return false;
       }
       acknowledged = e.pending.removeFirst();
+      nextQueued = !e.pending.isEmpty();
       e.cancelRetry();
       e.backoff.reset();
       headBefore = e.headSeq;
@@ -409,14 +414,15 @@ public final class TaskBook implements StatusSink, AutoCloseable {
       }
       lost = notDurable("the acknowledgement of task", key, ex);
     }
-    boolean next;
+    boolean send;
     synchronized (lock) {
       if (lost == null && retiring && entries.get(key) == e) {
         forget(key, e);
       }
-      next = !e.pending.isEmpty();
+      // A lost acknowledgement made the acknowledged update the head again: it goes up again.
+      send = lost != null ? !e.pending.isEmpty() : nextQueued;
     }
-    if (next) {
+    if (send) {
       sendNow(key);
     }
     if (lost != null) {

@@ -378,6 +378,55 @@ class TaskBookTest {
                 == 2);
   }
 
+  /**
+   * The executor's next update arrives while the scheduler's acknowledgement of the head is on its
+   * way to the disk: it becomes the head, and it goes up once, not once from each side. (The
+   * scheduler saw TASK_FINISHED twice before it could acknowledge it, on a busy CI machine.)
+   */
+  @Test
+  void anUpdateThatArrivesWhileTheHeadsAcknowledgementIsForcedIsSentOnce() throws Exception {
+    launch(framework(), "t1", GPU0);
+    launch(framework(), "t2", GPU1);
+    launch(framework(), "t3");
+    book.close();
+    HeldForce held = new HeldForce();
+    // No resends during the test: every forward counted is a send.
+    book = TaskBook.open(dir, ledger, clock, Duration.ofMinutes(10), held);
+    book.attach(forwarder);
+    TaskStatus running = status("t1", TaskState.TASK_RUNNING, 1);
+    book.update(FW, running);
+    Eventually.await("RUNNING sent", () -> forwarder.count(TaskState.TASK_RUNNING) == 1);
+    held.arm();
+    var pool = java.util.concurrent.Executors.newFixedThreadPool(3);
+    try {
+      // t2's update holds the disk, so that the acknowledgement and the next update are forced
+      // together, as they are when they come close together on a busy node.
+      var other = pool.submit(() -> book.update(FW, status("t2", TaskState.TASK_STARTING, 2)));
+      assertThat(held.awaitHeld()).isTrue();
+      var ack = pool.submit(() -> book.acknowledge(FW, id("t1"), running.getUuid()));
+      Eventually.await(
+          "the acknowledgement buffered",
+          () -> book.task(FW, id("t1")).orElseThrow().unacknowledged() == 0);
+      var finished = pool.submit(() -> book.update(FW, status("t1", TaskState.TASK_FINISHED, 3)));
+      Eventually.await(
+          "FINISHED buffered behind it",
+          () -> book.task(FW, id("t1")).orElseThrow().unacknowledged() == 1);
+      held.release();
+      other.get(30, java.util.concurrent.TimeUnit.SECONDS);
+      assertThat(ack.get(30, java.util.concurrent.TimeUnit.SECONDS)).isTrue();
+      finished.get(30, java.util.concurrent.TimeUnit.SECONDS);
+    } finally {
+      pool.shutdownNow();
+    }
+    // Every send of t1's FINISHED was queued before t3's update returned: once t3's status is up,
+    // the sender has made them all.
+    book.update(FW, status("t3", TaskState.TASK_STARTING, 4));
+    Eventually.await(
+        "t3's update sent",
+        () -> forwarder.forwarded.stream().anyMatch(st -> st.getTaskId().getValue().equals("t3")));
+    assertThat(forwarder.count(TaskState.TASK_FINISHED)).isEqualTo(1);
+  }
+
   @Test
   void aWholeRecordThatIsNotARowIsSetAsideAndTheBookServes() throws Exception {
     launch(framework(), "good", GPU0);
