@@ -12,6 +12,7 @@
  *   int acceld_fake_set_ecc(gpu, corrected, uncorrected)        -> NVML return code
  *   int acceld_fake_set_retired_pending(gpu, pending)           -> NVML return code
  *   unsigned long long acceld_fake_call_count(void)             (in fake_nvml.c)
+ *   unsigned int acceld_fake_waiting(void)                      threads in nvmlEventSetWait_v2
  *
  * Out-of-process: a thread started by the first nvmlInit (stopped by the final nvmlShutdown)
  * watches the control file ($ACCELD_FAKE_NVML_CONTROL, else nvml-control next to the scenario)
@@ -131,6 +132,13 @@ FAKE_EXPORT int acceld_fake_set_hung(unsigned int gpu, int hung) {
 
 FAKE_EXPORT int acceld_fake_fail_waits(int returnCode, int count) {
   return fake_fail_waits(returnCode, count);
+}
+
+FAKE_EXPORT unsigned int acceld_fake_waiting(void) {
+  pthread_mutex_lock(&g_fake.lock);
+  unsigned int waiting = g_fake.waiting;
+  pthread_mutex_unlock(&g_fake.lock);
+  return waiting;
 }
 
 FAKE_EXPORT int acceld_fake_set_ecc(unsigned int gpu, unsigned long long corrected,

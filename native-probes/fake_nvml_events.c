@@ -159,6 +159,7 @@ FAKE_EXPORT nvmlReturn_t nvmlEventSetWait_v2(nvmlEventSet_t set, nvmlEventData_t
   if (s == NULL || data == NULL) return fake_leave(NVML_ERROR_INVALID_ARGUMENT);
   struct timespec deadline = deadline_after(timeoutms);
   s->waiters++;
+  g_fake.waiting++;
   for (;;) {
     if (g_fake.init_count == 0) {
       rc = NVML_ERROR_UNINITIALIZED; /* shut down while waiting */
@@ -197,6 +198,7 @@ FAKE_EXPORT nvmlReturn_t nvmlEventSetWait_v2(nvmlEventSet_t set, nvmlEventData_t
     (void)wrc; /* ETIMEDOUT or a wake-up: either way re-check everything above */
   }
   s->waiters--;
+  g_fake.waiting--;
   if (s->freed && s->waiters == 0) free(s);
   return fake_leave(rc);
 }

@@ -135,6 +135,7 @@ struct fake_global {
   struct nvmlEventSet_st *sets;
   int fail_waits_code;
   int fail_waits_left;
+  unsigned int waiting; /* threads inside nvmlEventSetWait_v2 (acceld_fake_waiting) */
   /* control file thread */
   char control_path[FAKE_PATH_MAX];
   long control_offset;

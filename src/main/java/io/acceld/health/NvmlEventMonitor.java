@@ -24,6 +24,7 @@ import java.util.Map;
 import java.util.Optional;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.locks.ReentrantLock;
 import java.util.function.Supplier;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -71,7 +72,12 @@ public final class NvmlEventMonitor implements AutoCloseable {
   private final Runnable rediscover;
   private final Clock clock;
   private final Thread thread;
+  private final int waitMs;
   private final CountDownLatch stop = new CountDownLatch(1);
+
+  // Held by the monitor thread for all its work but NVML's wait, and taken by close(): once close()
+  // has had it, the thread does nothing more than return from a wait it is in and end.
+  private final ReentrantLock working = new ReentrantLock();
   private final LoopWatchdog watchdog = new LoopWatchdog("NVML event watch");
 
   private volatile State state = State.NOT_STARTED;
@@ -117,6 +123,22 @@ public final class NvmlEventMonitor implements AutoCloseable {
       HealthListener listener,
       Runnable rediscover,
       Clock clock) {
+    this(nvml, discovered, marks, xids, listener, rediscover, clock, WAIT_MS);
+  }
+
+  /**
+   * @param waitMs each NVML wait's timeout: {@link #WAIT_MS}, longer in tests of the stop
+   */
+  NvmlEventMonitor(
+      Nvml nvml,
+      Supplier<Inventory> discovered,
+      HealthMarks marks,
+      XidPolicy xids,
+      HealthListener listener,
+      Runnable rediscover,
+      Clock clock,
+      int waitMs) {
+    this.waitMs = waitMs;
     this.rediscover = rediscover;
     this.nvml = nvml;
     this.handles = new GpuHandles(nvml);
@@ -166,8 +188,12 @@ public final class NvmlEventMonitor implements AutoCloseable {
 
   private void loop() {
     try {
-      while (stop.getCount() > 0) {
+      while (true) {
+        working.lock();
         try {
+          if (stop.getCount() == 0) {
+            return;
+          }
           turn();
         } catch (NvmlException e) {
           if (missingFunction(e)) {
@@ -184,6 +210,8 @@ public final class NvmlEventMonitor implements AutoCloseable {
           Duration delay = backoff.next();
           log.error("NVML event monitor error; backing off {} ms", delay.toMillis(), e);
           retryAfter(delay);
+        } finally {
+          working.unlock();
         }
       }
     } finally {
@@ -218,15 +246,28 @@ public final class NvmlEventMonitor implements AutoCloseable {
       rebuild(wanted);
     }
     if (watched.isEmpty()) {
-      pause(Duration.ofMillis(WAIT_MS));
+      pause(Duration.ofMillis(waitMs));
       return;
     }
     Optional<NvmlEvent> event;
+    NvmlException failed = null;
+    // The one call made without `working`: a close() meanwhile does not sit out the wait, and NVML
+    // is shut down only once the wait has returned (Nvml#close).
+    working.unlock();
     try {
-      event = nvml.waitForEvent(set, WAIT_MS);
+      event = nvml.waitForEvent(set, waitMs);
     } catch (NvmlException e) {
-      if (!e.isGpuLost()) {
-        throw e;
+      event = Optional.empty();
+      failed = e;
+    } finally {
+      working.lock();
+    }
+    if (stop.getCount() == 0) {
+      return; // closed during the wait: neither its events nor its failure matter now
+    }
+    if (failed != null) {
+      if (!failed.isGpuLost()) {
+        throw failed;
       }
       if (markLost()) {
         rebuildRequested = true; // drop the lost GPU from the set
@@ -481,13 +522,21 @@ public final class NvmlEventMonitor implements AutoCloseable {
     }
   }
 
-  /** Stops the thread; it leaves the NVML wait within a second. */
+  /**
+   * Stops the watch without sitting out NVML's wait (up to {@link #WAIT_MS}): once this returns,
+   * the thread makes no NVML call but the wait it may be in, and calls no listener. Bounded, so
+   * that an NVML call that hangs (a wedged driver) cannot hang the agent's stop.
+   */
   @Override
   public void close() {
     state = State.STOPPED;
     stop.countDown();
     try {
-      thread.join(3000);
+      if (working.tryLock(3, TimeUnit.SECONDS)) {
+        working.unlock();
+      } else {
+        log.warn("The NVML event watch did not stop within 3 s: an NVML call it made hangs");
+      }
     } catch (InterruptedException e) {
       Thread.currentThread().interrupt();
     }

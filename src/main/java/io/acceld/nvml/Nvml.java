@@ -5,11 +5,13 @@ import static io.acceld.nvml.NvmlReturn.ERROR_INVALID_ARGUMENT;
 import static io.acceld.nvml.NvmlReturn.ERROR_NOT_FOUND;
 import static io.acceld.nvml.NvmlReturn.ERROR_NOT_SUPPORTED;
 import static io.acceld.nvml.NvmlReturn.ERROR_TIMEOUT;
+import static io.acceld.nvml.NvmlReturn.ERROR_UNINITIALIZED;
 import static io.acceld.nvml.NvmlReturn.SUCCESS;
 
 import com.sun.jna.Native;
 import com.sun.jna.Pointer;
 import com.sun.jna.ptr.PointerByReference;
+import io.acceld.util.GuardedBy;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.util.ArrayList;
@@ -37,8 +39,9 @@ import org.slf4j.LoggerFactory;
  * (NOT_SUPPORTED, or a symbol missing from an older driver) return an empty Optional instead,
  * because a missing metric is not a fault.
  *
- * <p>Thread-safe: NVML itself is, and this class keeps no mutable state besides the closed flag and
- * the {@link #callStats() call counters}.
+ * <p>Thread-safe: NVML itself is, and this class keeps no mutable state besides the closed flag,
+ * the count of event-set calls under way (which decides who calls {@code nvmlShutdown}) and the
+ * {@link #callStats() call counters}.
  */
 public final class Nvml implements AutoCloseable {
   private static final Logger log = LoggerFactory.getLogger(Nvml.class);
@@ -67,6 +70,17 @@ public final class Nvml implements AutoCloseable {
   private final Set<String> missingSymbols;
   private final Optional<Path> libraryFile;
   private final AtomicBoolean closed = new AtomicBoolean();
+
+  // Event-set calls under way, and whether close() left nvmlShutdown to the last of them. A wait
+  // lasts up to its timeout and cannot be interrupted; NVML must not be shut down under it (nor
+  // under a free of a set), and a stopping agent should not sit out the wait's second either.
+  private final Object setCalls = new Object();
+
+  @GuardedBy("setCalls")
+  private int setCallsUnderWay;
+
+  @GuardedBy("setCalls")
+  private boolean shutdownDeferred;
 
   Nvml(
       NvmlLibrary lib,
@@ -124,10 +138,47 @@ public final class Nvml implements AutoCloseable {
   /**
    * Calls {@code nvmlShutdown} the first time; later calls do nothing. Never throws: it runs on
    * shutdown paths, where a failure is worth a log line but must not mask the real exception.
+   *
+   * <p>Never waits either: while an event wait (or a set's free) is under way on another thread,
+   * {@code nvmlShutdown} is left to that thread, which calls it as the wait returns. Event-set
+   * calls made after this one fail with UNINITIALIZED without reaching NVML.
    */
   @Override
   public void close() {
-    if (closed.compareAndSet(false, true)) {
+    if (!closed.compareAndSet(false, true)) {
+      return;
+    }
+    synchronized (setCalls) {
+      if (setCallsUnderWay > 0) {
+        shutdownDeferred = true;
+        return;
+      }
+    }
+    bestEffort("nvmlShutdown", lib.nvmlShutdown());
+  }
+
+  /** Whether an event-set call may go to NVML: false once closed. Pair a true with a leave. */
+  private boolean enterSetCall() {
+    synchronized (setCalls) {
+      if (closed.get()) {
+        return false;
+      }
+      setCallsUnderWay++;
+      return true;
+    }
+  }
+
+  /** Ends an event-set call; the last one out after a close shuts NVML down. */
+  private void leaveSetCall() {
+    boolean shutdown;
+    synchronized (setCalls) {
+      setCallsUnderWay--;
+      shutdown = setCallsUnderWay == 0 && shutdownDeferred;
+      if (shutdown) {
+        shutdownDeferred = false;
+      }
+    }
+    if (shutdown) {
       bestEffort("nvmlShutdown", lib.nvmlShutdown());
     }
   }
@@ -620,37 +671,49 @@ public final class Nvml implements AutoCloseable {
    * Blocks up to {@code timeoutMs} for the next event. Empty on timeout (NVML may also time out
    * early); throws for anything else, notably GPU_IS_LOST when a GPU registered in the set fell off
    * the bus. The wait is native and cannot be interrupted: use short timeouts as the cancellation
-   * point.
+   * point. A {@link #close()} meanwhile does not wait for it (see there); once closed, this throws
+   * UNINITIALIZED at once.
    */
   public Optional<NvmlEvent> waitForEvent(NvmlEventSet set, int timeoutMs) {
-    long[] data = new long[NvmlWords.EVENT_DATA_WORDS];
-    int rc =
-        record(
-            "nvmlEventSetWait_v2",
-            lib.nvmlEventSetWait_v2(set.handle(), data, timeoutMs),
-            ERROR_TIMEOUT);
-    if (rc == ERROR_TIMEOUT) {
-      return Optional.empty();
+    if (!enterSetCall()) {
+      throw new NvmlException("nvmlEventSetWait_v2", ERROR_UNINITIALIZED);
     }
-    if (rc != SUCCESS) {
-      throw new NvmlException("nvmlEventSetWait_v2", rc);
-    }
-    NvmlDevice device = new NvmlDevice(new Pointer(data[0]));
-    Optional<String> uuid;
     try {
-      uuid = Optional.of(uuid(device));
-    } catch (NvmlException e) {
-      uuid = Optional.empty();
+      long[] data = new long[NvmlWords.EVENT_DATA_WORDS];
+      int rc =
+          record(
+              "nvmlEventSetWait_v2",
+              lib.nvmlEventSetWait_v2(set.handle(), data, timeoutMs),
+              ERROR_TIMEOUT);
+      if (rc == ERROR_TIMEOUT) {
+        return Optional.empty();
+      }
+      if (rc != SUCCESS) {
+        throw new NvmlException("nvmlEventSetWait_v2", rc);
+      }
+      NvmlDevice device = new NvmlDevice(new Pointer(data[0]));
+      Optional<String> uuid;
+      try {
+        uuid = Optional.of(uuid(device));
+      } catch (NvmlException e) {
+        uuid = Optional.empty();
+      }
+      return Optional.of(NvmlWords.event(data, device, uuid));
+    } finally {
+      leaveSetCall();
     }
-    return Optional.of(NvmlWords.event(data, device, uuid));
   }
 
   /** Logs instead of throwing, like {@link #close()}. */
   void freeEventSet(NvmlEventSet set) {
-    if (closed.get()) {
-      return; // nvmlShutdown already released every event set
+    if (!enterSetCall()) {
+      return; // closed: nvmlShutdown releases every event set
     }
-    bestEffort("nvmlEventSetFree", lib.nvmlEventSetFree(set.handle()));
+    try {
+      bestEffort("nvmlEventSetFree", lib.nvmlEventSetFree(set.handle()));
+    } finally {
+      leaveSetCall();
+    }
   }
 
   // ------------------------------------------------------------------ plumbing

@@ -3,6 +3,7 @@ package io.acceld.nvml;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import io.acceld.testing.Eventually;
 import io.acceld.testing.NvmlDouble;
 import io.acceld.testing.NvmlScenarios;
 import io.acceld.testing.Waits;
@@ -53,6 +54,42 @@ class NvmlEventsIT {
     assertThat(event.wholeGpu()).isTrue();
     assertThat(event.gpuInstanceId()).isEqualTo(-1);
     assertThat(event.computeInstanceId()).isEqualTo(-1);
+  }
+
+  /**
+   * A stopping agent closes NVML while its event thread waits (up to a second, uninterruptibly):
+   * the close returns at once, NVML is not shut down under the wait, which ends as it would have,
+   * and the shutdown follows it. Later waits fail at once without reaching NVML.
+   */
+  @Test
+  void aCloseDuringAWaitReturnsAtOnceAndShutsNvmlDownWhenTheWaitEnds() throws Exception {
+    CompletableFuture<Optional<NvmlEvent>> waiter =
+        CompletableFuture.supplyAsync(() -> nvml.waitForEvent(set, 60_000));
+    Eventually.await("the wait under way", () -> fake.control().acceld_fake_waiting() == 1);
+
+    nvml.close();
+
+    assertThat(shutdowns()).as("not shut down under the wait").isZero();
+    assertThat(fake.control().acceld_fake_waiting()).isEqualTo(1);
+    assertThat(fake.control().acceld_fake_inject_event(2, NvmlEventType.XID_CRITICAL_ERROR, 48))
+        .isEqualTo(1);
+    NvmlEvent event = Waits.get(waiter, Duration.ofSeconds(5)).orElseThrow();
+    assertThat(event.deviceUuid()).contains(NvmlScenarios.uuid(2));
+    assertThat(shutdowns()).as("shut down as the wait returned").isEqualTo(1);
+
+    long calls = fake.control().acceld_fake_call_count();
+    assertThatThrownBy(() -> nvml.waitForEvent(set, 60_000))
+        .isInstanceOfSatisfying(
+            NvmlException.class,
+            e -> assertThat(e.returnCode()).isEqualTo(NvmlReturn.ERROR_UNINITIALIZED));
+    set.close(); // nvmlShutdown freed it
+    assertThat(fake.control().acceld_fake_call_count()).isEqualTo(calls);
+    assertThat(shutdowns()).isEqualTo(1);
+  }
+
+  private long shutdowns() {
+    NvmlCallStats.Counts counts = nvml.callStats().snapshot().get("nvmlShutdown");
+    return counts == null ? 0 : counts.calls();
   }
 
   @Test

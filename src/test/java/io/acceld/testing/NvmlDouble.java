@@ -41,6 +41,9 @@ public final class NvmlDouble {
 
     long acceld_fake_call_count();
 
+    /** Threads inside {@code nvmlEventSetWait_v2} now. */
+    int acceld_fake_waiting();
+
     int acceld_fake_set_ecc(int gpu, long corrected, long uncorrected);
 
     int acceld_fake_set_retired_pending(int gpu, int pending);
