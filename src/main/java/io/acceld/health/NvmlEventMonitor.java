@@ -76,7 +76,7 @@ public final class NvmlEventMonitor implements AutoCloseable {
   private final CountDownLatch stop = new CountDownLatch(1);
 
   // Held by the monitor thread for all its work but NVML's wait, and taken by close(): once close()
-  // has had it, the thread does nothing more than return from a wait it is in and end.
+  // has had it, the thread only returns from a wait it is in, frees its set and ends.
   private final ReentrantLock working = new ReentrantLock();
   private final LoopWatchdog watchdog = new LoopWatchdog("NVML event watch");
 
@@ -524,7 +524,8 @@ public final class NvmlEventMonitor implements AutoCloseable {
 
   /**
    * Stops the watch without sitting out NVML's wait (up to {@link #WAIT_MS}): once this returns,
-   * the thread makes no NVML call but the wait it may be in, and calls no listener. Bounded, so
+   * the thread calls no listener and makes no NVML call but the wait it may be in and the free of
+   * its set, both of which {@link Nvml#close()} lets end before it shuts NVML down. Bounded, so
    * that an NVML call that hangs (a wedged driver) cannot hang the agent's stop.
    */
   @Override
