@@ -46,7 +46,14 @@ public final class HealthMonitor implements AutoCloseable {
         nvml.map(
             n ->
                 new NvmlEventMonitor(
-                    n, discovered, marks, settings.xids(), listener, rediscover, clock));
+                    n,
+                    discovered,
+                    marks,
+                    settings.xids(),
+                    listener,
+                    rediscover,
+                    clock,
+                    NvmlEventMonitor.WAIT_MS));
     this.prober =
         events.map(
             e ->

@@ -102,31 +102,8 @@ public final class NvmlEventMonitor implements AutoCloseable {
     STOPPED
   }
 
-  public NvmlEventMonitor(
-      Nvml nvml,
-      Supplier<Inventory> discovered,
-      HealthMarks marks,
-      XidPolicy xids,
-      HealthListener listener,
-      Clock clock) {
-    this(nvml, discovered, marks, xids, listener, () -> {}, clock);
-  }
-
   /**
    * @param rediscover asks discovery for a new snapshot soon: NVML said a GPU's MIG layout changed
-   */
-  public NvmlEventMonitor(
-      Nvml nvml,
-      Supplier<Inventory> discovered,
-      HealthMarks marks,
-      XidPolicy xids,
-      HealthListener listener,
-      Runnable rediscover,
-      Clock clock) {
-    this(nvml, discovered, marks, xids, listener, rediscover, clock, WAIT_MS);
-  }
-
-  /**
    * @param waitMs each NVML wait's timeout: {@link #WAIT_MS}, longer in tests of the stop
    */
   NvmlEventMonitor(

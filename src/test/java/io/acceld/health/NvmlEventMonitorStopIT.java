@@ -3,8 +3,6 @@ package io.acceld.health;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.acceld.agent.NodeDiscovery;
-import io.acceld.config.AgentConfig;
-import io.acceld.config.ConfigLoader;
 import io.acceld.inventory.Inventory;
 import io.acceld.nvml.Nvml;
 import io.acceld.nvml.NvmlCallStats;
@@ -18,7 +16,6 @@ import java.nio.file.Path;
 import java.time.Clock;
 import java.time.Duration;
 import java.util.List;
-import java.util.Map;
 import java.util.Optional;
 import java.util.concurrent.atomic.AtomicInteger;
 import org.junit.jupiter.api.Test;
@@ -41,7 +38,7 @@ class NvmlEventMonitorStopIT {
     AtomicInteger changes = new AtomicInteger();
     HealthListener listener = changes::incrementAndGet;
     HealthMarks marks = new HealthMarks(Clock.systemUTC(), Optional.empty());
-    try (NodeDiscovery discovery = NodeDiscovery.open(config(node, fake));
+    try (NodeDiscovery discovery = NodeDiscovery.open(fake.discoveryOf(node));
         LogCapture logs = LogCapture.of(NvmlEventMonitor.class)) {
       Inventory discovered = discovery.scan();
       Nvml nvml = discovery.nvml().orElseThrow();
@@ -87,16 +84,5 @@ class NvmlEventMonitorStopIT {
   private static long shutdowns(Nvml nvml) {
     NvmlCallStats.Counts counts = nvml.callStats().snapshot().get("nvmlShutdown");
     return counts == null ? 0 : counts.calls();
-  }
-
-  private static AgentConfig config(FixtureNode node, NvmlDouble nvml) {
-    return ConfigLoader.load(
-        Map.of(
-            "sysfs-root", node.tree().sysfsRoot().toString(),
-            "dev-root", node.tree().devRoot().toString(),
-            "proc-root", node.tree().procRoot().toString(),
-            "nvml-library", nvml.libraryPath().toString()),
-        Map.of(),
-        Optional.empty());
   }
 }

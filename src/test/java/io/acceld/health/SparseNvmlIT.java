@@ -3,8 +3,6 @@ package io.acceld.health;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.acceld.agent.NodeDiscovery;
-import io.acceld.config.AgentConfig;
-import io.acceld.config.ConfigLoader;
 import io.acceld.inventory.Inventory;
 import io.acceld.nvml.Nvml;
 import io.acceld.nvml.NvmlNodeInfo;
@@ -22,7 +20,6 @@ import java.nio.file.Path;
 import java.time.Clock;
 import java.time.Duration;
 import java.util.List;
-import java.util.Map;
 import java.util.Optional;
 import java.util.concurrent.atomic.AtomicInteger;
 import org.junit.jupiter.api.Test;
@@ -46,7 +43,7 @@ class SparseNvmlIT {
       assertThat(info.gpus()).allSatisfy(g -> assertThat(g.uuid()).startsWith("GPU-"));
       assertThat(info.gpus()).allSatisfy(g -> assertThat(g.cpuAffinity()).isEmpty());
     }
-    try (NodeDiscovery discovery = NodeDiscovery.open(config(node, sparse))) {
+    try (NodeDiscovery discovery = NodeDiscovery.open(sparse.discoveryOf(node))) {
       Inventory inventory = discovery.scan();
       assertThat(inventory.devices())
           .hasSize(8)
@@ -64,7 +61,7 @@ class SparseNvmlIT {
     NvmlDouble sparse = NvmlDouble.createSparse(root.resolve("nvml"), node.nvmlScenario());
     AtomicInteger changes = new AtomicInteger();
     HealthListener listener = changes::incrementAndGet;
-    try (NodeDiscovery discovery = NodeDiscovery.open(config(node, sparse));
+    try (NodeDiscovery discovery = NodeDiscovery.open(sparse.discoveryOf(node));
         LogCapture logs = LogCapture.of(NvmlEventMonitor.class)) {
       Inventory discovered = discovery.scan();
       try (HealthMonitor health =
@@ -96,17 +93,6 @@ class SparseNvmlIT {
         assertThat(changes.get()).isZero();
       }
     }
-  }
-
-  private static AgentConfig config(FixtureNode node, NvmlDouble nvml) {
-    return ConfigLoader.load(
-        Map.of(
-            "sysfs-root", node.tree().sysfsRoot().toString(),
-            "dev-root", node.tree().devRoot().toString(),
-            "proc-root", node.tree().procRoot().toString(),
-            "nvml-library", nvml.libraryPath().toString()),
-        Map.of(),
-        Optional.empty());
   }
 
   @Test

@@ -2,8 +2,11 @@ package io.acceld.testing;
 
 import com.sun.jna.Library;
 import com.sun.jna.Native;
+import io.acceld.config.AgentConfig;
+import io.acceld.config.ConfigLoader;
 import io.acceld.nvml.Nvml;
 import io.acceld.nvml.NvmlLoader;
+import io.acceld.simulate.FixtureNode;
 import io.acceld.simulate.NvmlScenario;
 import java.io.IOException;
 import java.io.UncheckedIOException;
@@ -11,6 +14,7 @@ import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.StandardOpenOption;
+import java.util.Map;
 import java.util.Optional;
 
 /**
@@ -107,6 +111,22 @@ public final class NvmlDouble {
   /** Absolute path of this copy; pass it to {@link NvmlLoader#load}. */
   public Path libraryPath() {
     return directory.resolve(LIBRARY).toAbsolutePath();
+  }
+
+  /**
+   * Settings that point discovery at {@code node}'s sysfs, {@code /dev} and {@code /proc} trees and
+   * at this library, everything else default: what a test of discovery or health outside an agent
+   * opens {@code NodeDiscovery} with.
+   */
+  public AgentConfig discoveryOf(FixtureNode node) {
+    return ConfigLoader.load(
+        Map.of(
+            "sysfs-root", node.tree().sysfsRoot().toString(),
+            "dev-root", node.tree().devRoot().toString(),
+            "proc-root", node.tree().procRoot().toString(),
+            "nvml-library", libraryPath().toString()),
+        Map.of(),
+        Optional.empty());
   }
 
   /** The file the double's control thread polls while NVML is initialised. */
