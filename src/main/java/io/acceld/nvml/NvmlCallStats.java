@@ -43,6 +43,12 @@ public final class NvmlCallStats {
     return Collections.unmodifiableMap(result);
   }
 
+  /** Calls of {@code function} so far; 0 for one never called. */
+  public long calls(String function) {
+    Counter counter = counters.get(function);
+    return counter == null ? 0 : counter.calls.sum();
+  }
+
   public long totalCalls() {
     return counters.values().stream().mapToLong(c -> c.calls.sum()).sum();
   }

@@ -5,7 +5,6 @@ import static org.assertj.core.api.Assertions.assertThat;
 import io.acceld.agent.NodeDiscovery;
 import io.acceld.inventory.Inventory;
 import io.acceld.nvml.Nvml;
-import io.acceld.nvml.NvmlCallStats;
 import io.acceld.nvml.NvmlEventType;
 import io.acceld.simulate.FixtureNode;
 import io.acceld.simulate.Fixtures;
@@ -68,21 +67,17 @@ class NvmlEventMonitorStopIT {
       assertThat(monitor.state()).isEqualTo(NvmlEventMonitor.State.STOPPED);
       assertThat(fake.control().acceld_fake_waiting()).as("still in NVML").isEqualTo(1);
       nvml.close(); // what the agent's stop does next
-      assertThat(shutdowns(nvml)).as("not under the wait").isZero();
+      assertThat(nvml.callStats().calls("nvmlShutdown")).as("not under the wait").isZero();
 
       // An XID now ends the wait: NVML shuts down after it, and nobody acts on the XID.
       assertThat(fake.control().acceld_fake_inject_event(1, NvmlEventType.XID_CRITICAL_ERROR, 79))
           .isEqualTo(1);
-      Eventually.await("NVML shut down after the wait", () -> shutdowns(nvml) == 1);
+      Eventually.await(
+          "NVML shut down after the wait", () -> nvml.callStats().calls("nvmlShutdown") == 1);
       Eventually.await("no thread in NVML", () -> fake.control().acceld_fake_waiting() == 0);
       assertThat(changes.get()).isEqualTo(1);
       assertThat(marks.has(node.gpus().get(1).uuid(), HealthSource.XID)).isFalse();
       assertThat(logs.warnings()).isEmpty();
     }
-  }
-
-  private static long shutdowns(Nvml nvml) {
-    NvmlCallStats.Counts counts = nvml.callStats().snapshot().get("nvmlShutdown");
-    return counts == null ? 0 : counts.calls();
   }
 }

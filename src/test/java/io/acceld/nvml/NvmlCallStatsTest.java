@@ -23,6 +23,8 @@ class NvmlCallStatsTest {
             Map.entry("nvmlDeviceGetUUID", new NvmlCallStats.Counts(2, 1)));
     assertThat(stats.totalCalls()).isEqualTo(3);
     assertThat(stats.totalErrors()).isEqualTo(1);
+    assertThat(stats.calls("nvmlDeviceGetUUID")).isEqualTo(2);
+    assertThat(stats.calls("nvmlShutdown")).as("never called").isZero();
   }
 
   @Test

@@ -69,13 +69,15 @@ class NvmlEventsIT {
 
     nvml.close();
 
-    assertThat(shutdowns()).as("not shut down under the wait").isZero();
+    assertThat(nvml.callStats().calls("nvmlShutdown")).as("not shut down under the wait").isZero();
     assertThat(fake.control().acceld_fake_waiting()).isEqualTo(1);
     assertThat(fake.control().acceld_fake_inject_event(2, NvmlEventType.XID_CRITICAL_ERROR, 48))
         .isEqualTo(1);
     NvmlEvent event = Waits.get(waiter, Duration.ofSeconds(5)).orElseThrow();
     assertThat(event.deviceUuid()).contains(NvmlScenarios.uuid(2));
-    assertThat(shutdowns()).as("shut down as the wait returned").isEqualTo(1);
+    assertThat(nvml.callStats().calls("nvmlShutdown"))
+        .as("shut down as the wait returned")
+        .isEqualTo(1);
 
     long calls = fake.control().acceld_fake_call_count();
     assertThatThrownBy(() -> nvml.waitForEvent(set, 60_000))
@@ -84,12 +86,7 @@ class NvmlEventsIT {
             e -> assertThat(e.returnCode()).isEqualTo(NvmlReturn.ERROR_UNINITIALIZED));
     set.close(); // nvmlShutdown freed it
     assertThat(fake.control().acceld_fake_call_count()).isEqualTo(calls);
-    assertThat(shutdowns()).isEqualTo(1);
-  }
-
-  private long shutdowns() {
-    NvmlCallStats.Counts counts = nvml.callStats().snapshot().get("nvmlShutdown");
-    return counts == null ? 0 : counts.calls();
+    assertThat(nvml.callStats().calls("nvmlShutdown")).isEqualTo(1);
   }
 
   @Test

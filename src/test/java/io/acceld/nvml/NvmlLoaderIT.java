@@ -88,7 +88,7 @@ class NvmlLoaderIT {
     loaded.close();
     loaded.close();
     set.close(); // after shutdown: nothing left to free, and no exception
-    assertThat(loaded.callStats().snapshot().get("nvmlShutdown").calls()).isEqualTo(1);
+    assertThat(loaded.callStats().calls("nvmlShutdown")).isEqualTo(1);
     assertThatThrownBy(loaded::deviceCount)
         .isInstanceOfSatisfying(
             NvmlException.class,
