@@ -20,9 +20,10 @@
 #                 not for the numbers BENCHMARKS.md keeps
 #   --skip-build  use this tree's target/ as it is (after a build of your own)
 #   --out DIR     where logs and report.md go (default: a new /tmp/acceld-figures-* directory)
-#   --also-jdk DIR  footprint only: this tree's runtime built a second time with DIR's jlink (a JDK
-#                 25 makes it with an AOT cache instead of AppCDS, see deploy/image/train-cds.sh),
-#                 measured beside the others as "current-jdkN"
+#   --also-jdk DIR  footprint: this tree's runtime built a second time with DIR's jlink (a JDK 25
+#                 makes it with an AOT cache instead of AppCDS, see deploy/image/train-cds.sh),
+#                 measured beside the others as "current-jdkN"; mesos: this tree's bench run a
+#                 second time on DIR's java, alternated with the first, in a table of its own
 #   BASE_REV      a revision to measure beside this tree, built in a temporary git worktree that
 #                 is removed afterwards. Where it lacks a benchmark this tree has, the benchmark is
 #                 copied into it when it compiles there; the footprint harness (this tree's) only
@@ -150,8 +151,10 @@ if [ "$skip_build" != true ]; then
   build "$current" current || { cat "$out/build-current.log" >&2; exit 1; }
 fi
 also_name=
-if [ -n "$also_jdk" ] && wants footprint; then
+if [ -n "$also_jdk" ]; then
   also_name=current-jdk$("$also_jdk/bin/java" -version 2>&1 | sed -n '1s/.*version "\([0-9]*\).*/\1/p')
+fi
+if [ -n "$also_jdk" ] && wants footprint; then
   say "building $also_name's runtime with $also_jdk"
   JAVA_HOME=$also_jdk deploy/image/build-runtime.sh target/acceld.jar "target/runtime-image-$also_name" \
     >"$out/build-$also_name.log" 2>&1 || { cat "$out/build-$also_name.log" >&2; exit 1; }
@@ -346,8 +349,23 @@ if wants mesos; then
       : >"$out/mesos-$b.log"
     fi
     text_rows "$out/mesos-$b.log" >"$out/mesos-$b.rows"
+    if [ "$b" = current ] && [ -n "$also_name" ]; then
+      # Right after the current build's run, so the two runtimes meet the same machine state.
+      say "mesos: on current with $also_jdk/bin/java"
+      (cd "$current" && ACCELD_JAVA="$also_jdk/bin/java" \
+        ACCELD_BENCH_LOG="$out/mesos-$also_name-agent.log" sh src/jmh/mesos-bench.sh "${mesos_args[@]}") \
+        >"$out/mesos-$also_name.log" 2>&1 || say "mesos on $also_name failed: see $out/mesos-$also_name.log"
+      text_rows "$out/mesos-$also_name.log" >"$out/mesos-$also_name.rows"
+    fi
   done
   table "MesosBridgeHarness ${mesos_args[*]}" "$out/mesos-base.rows" "$out/mesos-current.rows"
+  if [ -n "$also_name" ]; then
+    emit ""
+    emit "| MesosBridgeHarness ${mesos_args[*]} | current ($current_rev), $(java -version 2>&1 | head -1) | $also_name, $("$also_jdk/bin/java" -version 2>&1 | head -1) |"
+    emit "|---|---|---|"
+    awk -F'\t' 'FNR == NR { j[$1] = $2; next } { printf "| %s | %s | %s |\n", $1, $2, ($1 in j ? j[$1] : "absent") }' \
+      "$out/mesos-$also_name.rows" "$out/mesos-current.rows" | tee -a "$report"
+  fi
 fi
 
 if wants restart; then
