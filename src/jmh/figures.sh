@@ -23,7 +23,7 @@
 #   --also-jdk DIR  footprint: this tree's runtime built a second time with DIR's jlink (a JDK 25
 #                 makes it with an AOT cache instead of AppCDS, see deploy/image/train-cds.sh),
 #                 measured beside the others as "current-jdkN"; mesos: this tree's bench run a
-#                 second time on DIR's java, alternated with the first, in a table of its own
+#                 second time on DIR's java, right after the first, in a table of its own
 #   BASE_REV      a revision to measure beside this tree, built in a temporary git worktree that
 #                 is removed afterwards. Where it lacks a benchmark this tree has, the benchmark is
 #                 copied into it when it compiles there; the footprint harness (this tree's) only
