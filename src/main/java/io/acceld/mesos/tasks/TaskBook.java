@@ -154,20 +154,14 @@ public final class TaskBook implements StatusSink, AutoCloseable {
 
   /**
    * Sends updates through {@code next} from now on; the master attaches itself when it is built.
-   * Every restored head is sent at once.
+   *
+   * <p>A restored head is not sent here but when its framework subscribes again ({@link
+   * #resendUnacknowledged}). The master is built before any framework can subscribe, so a send now
+   * reaches nobody, and one that the sender thread got to late, after a subscription that resends
+   * the head itself, put the same update up twice.
    */
   public void attach(StatusForwarder next) {
     forwarder = Objects.requireNonNull(next, "forwarder");
-    List<Holder.MesosTask> heads = new ArrayList<>();
-    synchronized (lock) {
-      entries.forEach(
-          (k, e) -> {
-            if (!e.pending.isEmpty()) {
-              heads.add(k);
-            }
-          });
-    }
-    heads.forEach(k -> sendNow(k));
   }
 
   /**

@@ -220,12 +220,35 @@ class TaskBookTest {
     RecordingForwarder after = new RecordingForwarder();
     book = TaskBook.open(dir, ledger, clock, RETRY);
     book.attach(after);
+    book.resendUnacknowledged(FW); // the framework subscribes again
 
     Eventually.await("head resent", () -> after.count(TaskState.TASK_STARTING) >= 1);
     assertThat(after.count(TaskState.TASK_RUNNING)).isZero();
     book.acknowledge(FW, id("t1"), status("t1", TaskState.TASK_STARTING, 1).getUuid());
     Eventually.await("next sent", () -> after.count(TaskState.TASK_RUNNING) >= 1);
     assertThat(book.task(FW, id("t1")).orElseThrow().deviceIds()).containsExactly(GPU0);
+  }
+
+  @Test
+  void aRestoredUpdateIsSentOnceWhenItsFrameworkSubscribesAgain() throws Exception {
+    launch(framework(), "t1", GPU0);
+    book.update(FW, status("t1", TaskState.TASK_STARTING, 1));
+    book.update(FW, status("t1", TaskState.TASK_RUNNING, 2));
+    book.close();
+
+    // No retry within the test: every send counted is the restart's or the subscription's.
+    RecordingForwarder after = new RecordingForwarder();
+    book = TaskBook.open(dir, ledger, clock, Duration.ofHours(1));
+    book.attach(after);
+    book.resendUnacknowledged(FW);
+    Eventually.await("the head sent", () -> after.count(TaskState.TASK_STARTING) >= 1);
+    book.acknowledge(FW, id("t1"), status("t1", TaskState.TASK_STARTING, 1).getUuid());
+
+    // One sender thread, in order: once RUNNING is up, every earlier send has been made.
+    Eventually.await("the next update sent", () -> after.count(TaskState.TASK_RUNNING) >= 1);
+    assertThat(after.count(TaskState.TASK_STARTING))
+        .as("the restored head, sent for the subscription and not also for the restart")
+        .isEqualTo(1);
   }
 
   @Test
@@ -498,6 +521,7 @@ class TaskBookTest {
 
     assertThat(book.tasks()).extracting(TaskView::taskId).containsExactly("good");
     assertThat(book.task(FW, id("good")).orElseThrow().unacknowledged()).isEqualTo(1);
+    book.resendUnacknowledged(FW); // the framework subscribes again
     Eventually.await("its update resent", () -> forwarder.count(TaskState.TASK_STARTING) >= 1);
     assertThat(Files.exists(badFile.resolveSibling(badFile.getFileName() + ".damaged"))).isTrue();
     assertThat(ledger.current().isLeased(GPU1)).as("its process still runs").isTrue();
