@@ -582,10 +582,20 @@ public final class TaskBook implements StatusSink, AutoCloseable {
     }
   }
 
-  /** Sends the head of {@code key}'s stream on the sender thread and schedules its resend. */
+  /**
+   * Sends the head of {@code key}'s stream on the sender thread and schedules its resend, unless a
+   * delivery is queued already: that one sends whatever the head is when it runs.
+   */
   private void sendNow(Holder.MesosTask key) {
+    synchronized (lock) {
+      TaskEntry e = entries.get(key);
+      if (e == null || e.deliveryQueued) {
+        return;
+      }
+      e.deliveryQueued = true;
+    }
     try {
-      sender.execute(() -> deliverHead(key));
+      sender.execute(() -> deliverHead(key, true));
     } catch (RejectedExecutionException e) {
       // closed
     }
@@ -600,7 +610,7 @@ public final class TaskBook implements StatusSink, AutoCloseable {
       }
     }
     resends.incrementAndGet();
-    deliverHead(key);
+    deliverHead(key, false);
   }
 
   /**
@@ -629,11 +639,18 @@ public final class TaskBook implements StatusSink, AutoCloseable {
     return resends.get();
   }
 
-  private void deliverHead(Holder.MesosTask key) {
+  /**
+   * @param queued whether this is the delivery {@link #sendNow} queued (not a retry): it takes the
+   *     head as it is now, so a send asked for from here on needs a delivery of its own
+   */
+  private void deliverHead(Holder.MesosTask key, boolean queued) {
     TaskStatus head;
     FrameworkID framework;
     synchronized (lock) {
       TaskEntry e = entries.get(key);
+      if (e != null && queued) {
+        e.deliveryQueued = false;
+      }
       if (e == null || e.pending.isEmpty()) {
         return;
       }

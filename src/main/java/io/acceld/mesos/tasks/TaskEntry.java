@@ -32,6 +32,12 @@ final class TaskEntry {
   ScheduledFuture<?> retry;
 
   /**
+   * A delivery of the head is queued on the sender thread and has not started: it reads the head
+   * when it runs, so a second one queued meanwhile would only put the same update up again.
+   */
+  boolean deliveryQueued;
+
+  /**
    * The task journal's record the head must be durable with before it is sent: the one that made it
    * the head. 0 (durable) for a row read back from disk.
    */

@@ -451,6 +451,59 @@ class TaskBookTest {
   }
 
   @Test
+  void aSendAskedForWhileOneIsQueuedPutsTheUpdateUpOnce() throws Exception {
+    launch(framework(), "t1", GPU0);
+    launch(framework(), "t2", GPU1);
+    launch(framework(), "t3");
+    book.close();
+    // No resends during the test: every forward counted is a send.
+    book = TaskBook.open(dir, ledger, clock, Duration.ofMinutes(10));
+    java.util.concurrent.CountDownLatch holding = new java.util.concurrent.CountDownLatch(1);
+    java.util.concurrent.CountDownLatch release = new java.util.concurrent.CountDownLatch(1);
+    book.attach(
+        new StatusForwarder() {
+          @Override
+          public boolean forward(FrameworkID framework, TaskStatus status) {
+            if (status.getTaskId().getValue().equals("t2") && holding.getCount() > 0) {
+              holding.countDown();
+              try {
+                release.await(30, java.util.concurrent.TimeUnit.SECONDS);
+              } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+              }
+            }
+            return forwarder.forward(framework, status);
+          }
+
+          @Override
+          public void message(FrameworkID framework, ExecutorID executor, ByteString data) {}
+
+          @Override
+          public void released(Holder.MesosTask task) {}
+        });
+    TaskStatus starting = status("t1", TaskState.TASK_STARTING, 1);
+    book.update(FW, starting);
+    book.update(FW, status("t1", TaskState.TASK_RUNNING, 2));
+    Eventually.await("STARTING sent", () -> forwarder.count(TaskState.TASK_STARTING) == 1);
+    // t2's first update holds the sender thread in the forwarder: what follows only queues.
+    book.update(FW, status("t2", TaskState.TASK_STARTING, 3));
+    assertThat(holding.await(30, java.util.concurrent.TimeUnit.SECONDS)).isTrue();
+    book.resendUnacknowledged(FW); // the framework subscribes again: t1's head is to be sent
+    // ... and acknowledges the head it already had, which makes RUNNING the head, to be sent too.
+    assertThat(book.acknowledge(FW, id("t1"), starting.getUuid())).isTrue();
+    release.countDown();
+
+    // One sender thread, in order: once t3's update is up, every earlier send has been made.
+    book.update(FW, status("t3", TaskState.TASK_STARTING, 4));
+    Eventually.await(
+        "t3's update sent",
+        () -> forwarder.forwarded.stream().anyMatch(st -> st.getTaskId().getValue().equals("t3")));
+    assertThat(forwarder.count(TaskState.TASK_RUNNING))
+        .as("the queued delivery sends the head as it is when it runs; the second ask adds none")
+        .isEqualTo(1);
+  }
+
+  @Test
   void aWholeRecordThatIsNotARowIsSetAsideAndTheBookServes() throws Exception {
     launch(framework(), "good", GPU0);
     book.close();
