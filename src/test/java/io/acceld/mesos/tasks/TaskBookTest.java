@@ -126,6 +126,25 @@ class TaskBookTest {
         java.util.Optional.empty());
   }
 
+  /** t1 (GPU 0), t2 (GPU 1) and t3 (no device) launched, and the book closed to be reopened. */
+  void launchThreeTasksAndClose() throws Exception {
+    launch(framework(), "t1", GPU0);
+    launch(framework(), "t2", GPU1);
+    launch(framework(), "t3");
+    book.close();
+  }
+
+  /**
+   * t3's first update, awaited at the forwarder: the book has one sender thread, which sends in
+   * order, so once it is up every send queued before it has been made.
+   */
+  void awaitEveryEarlierSend() throws Exception {
+    book.update(FW, status("t3", TaskState.TASK_STARTING, 4));
+    Eventually.await(
+        "t3's update sent",
+        () -> forwarder.forwarded.stream().anyMatch(st -> st.getTaskId().getValue().equals("t3")));
+  }
+
   static TaskStatus status(String task, TaskState state, int n) {
     return TaskStatus.newBuilder()
         .setTaskId(TaskID.newBuilder().setValue(task))
@@ -408,10 +427,7 @@ class TaskBookTest {
    */
   @Test
   void anUpdateThatArrivesWhileTheHeadsAcknowledgementIsForcedIsSentOnce() throws Exception {
-    launch(framework(), "t1", GPU0);
-    launch(framework(), "t2", GPU1);
-    launch(framework(), "t3");
-    book.close();
+    launchThreeTasksAndClose();
     HeldForce held = new HeldForce();
     // No resends during the test: every forward counted is a send.
     book = TaskBook.open(dir, ledger, clock, Duration.ofMinutes(10), held);
@@ -441,21 +457,14 @@ class TaskBookTest {
     } finally {
       pool.shutdownNow();
     }
-    // Every send of t1's FINISHED was queued before t3's update returned: once t3's status is up,
-    // the sender has made them all.
-    book.update(FW, status("t3", TaskState.TASK_STARTING, 4));
-    Eventually.await(
-        "t3's update sent",
-        () -> forwarder.forwarded.stream().anyMatch(st -> st.getTaskId().getValue().equals("t3")));
+    // Every send of t1's FINISHED was queued before t3's update returned.
+    awaitEveryEarlierSend();
     assertThat(forwarder.count(TaskState.TASK_FINISHED)).isEqualTo(1);
   }
 
   @Test
   void aSendAskedForWhileOneIsQueuedPutsTheUpdateUpOnce() throws Exception {
-    launch(framework(), "t1", GPU0);
-    launch(framework(), "t2", GPU1);
-    launch(framework(), "t3");
-    book.close();
+    launchThreeTasksAndClose();
     // No resends during the test: every forward counted is a send.
     book = TaskBook.open(dir, ledger, clock, Duration.ofMinutes(10));
     java.util.concurrent.CountDownLatch holding = new java.util.concurrent.CountDownLatch(1);
@@ -493,11 +502,7 @@ class TaskBookTest {
     assertThat(book.acknowledge(FW, id("t1"), starting.getUuid())).isTrue();
     release.countDown();
 
-    // One sender thread, in order: once t3's update is up, every earlier send has been made.
-    book.update(FW, status("t3", TaskState.TASK_STARTING, 4));
-    Eventually.await(
-        "t3's update sent",
-        () -> forwarder.forwarded.stream().anyMatch(st -> st.getTaskId().getValue().equals("t3")));
+    awaitEveryEarlierSend();
     assertThat(forwarder.count(TaskState.TASK_RUNNING))
         .as("the queued delivery sends the head as it is when it runs; the second ask adds none")
         .isEqualTo(1);
