@@ -78,6 +78,22 @@ class MetricsServerIT {
   }
 
   @Test
+  void aScraperPreferringTheProtobufFormatGetsText() throws Exception {
+    // Prometheus 3 with native histograms on puts the protobuf format first; the shipped jar has
+    // no protobuf exposition writer, so the answer must be the text format, not an error.
+    String accept =
+        "application/vnd.google.protobuf;proto=io.prometheus.client.MetricFamily;"
+            + "encoding=delimited;q=0.6,text/plain;version=0.0.4;q=0.3,*/*;q=0.2";
+    HttpResponse<String> response = get("/metrics", accept);
+
+    assertThat(response.statusCode()).isEqualTo(200);
+    assertThat(response.headers().firstValue("Content-Type"))
+        .hasValue("text/plain; version=0.0.4; charset=utf-8");
+    assertThat(response.body())
+        .contains("acceld_test_requests_total{resource=\"nvidia.com/gpu\"} 3.0");
+  }
+
+  @Test
   void healthzFollowsLiveness() throws Exception {
     assertThat(get("/healthz", null)).satisfies(ok());
 
