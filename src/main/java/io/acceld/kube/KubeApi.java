@@ -4,33 +4,32 @@ import com.fasterxml.jackson.databind.JsonNode;
 import io.acceld.util.ClientText;
 import io.acceld.util.JsonNodes;
 import io.acceld.util.NamedThreads;
-import java.io.BufferedInputStream;
 import java.io.ByteArrayOutputStream;
 import java.io.IOException;
 import java.io.InputStream;
+import java.net.SocketTimeoutException;
 import java.net.URI;
 import java.net.URLEncoder;
-import java.net.http.HttpClient;
-import java.net.http.HttpRequest;
-import java.net.http.HttpResponse;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
+import java.util.LinkedHashMap;
 import java.util.Map;
 import java.util.Objects;
+import java.util.Set;
 import java.util.StringJoiner;
-import java.util.concurrent.ExecutionException;
-import java.util.concurrent.ExecutorService;
-import java.util.concurrent.Executors;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.RejectedExecutionException;
+import java.util.concurrent.ScheduledThreadPoolExecutor;
 import java.util.concurrent.TimeUnit;
-import java.util.concurrent.TimeoutException;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * The few calls the DRA side makes to the API server, over the JDK's HTTP client with JSON trees:
- * GET, POST, PUT, DELETE and watch. Every call has a deadline; every body is read with a size
- * bound; every failure is an {@link ApiException} of a {@link ApiException.Kind} with a message
- * that quotes the server's {@code Status.message} escaped and bounded.
+ * The few calls the DRA side and the node labels make to the API server, with JSON trees: GET,
+ * POST, PUT, DELETE and watch, each on a connection of its own ({@link Http1Exchange} says why not
+ * the JDK's HTTP client). Every call has a deadline; every body is read with a size bound; every
+ * failure is an {@link ApiException} of a {@link ApiException.Kind} with a message that quotes the
+ * server's {@code Status.message} escaped and bounded.
  */
 public final class KubeApi implements AutoCloseable {
   private static final Logger log = LoggerFactory.getLogger(KubeApi.class);
@@ -44,8 +43,11 @@ public final class KubeApi implements AutoCloseable {
   private final KubeConfig config;
   private final Duration timeout;
   private final int maxBody;
-  private final ExecutorService executor;
-  private final HttpClient client;
+  private final Http1Exchange.Endpoint endpoint;
+  private final String basePath;
+  private final Set<Http1Exchange> open = ConcurrentHashMap.newKeySet();
+  private final ScheduledThreadPoolExecutor watchdog;
+  private volatile boolean closed;
 
   public KubeApi(KubeConfig config, Duration timeout) {
     this(config, timeout, MAX_BODY);
@@ -55,16 +57,22 @@ public final class KubeApi implements AutoCloseable {
     this.config = Objects.requireNonNull(config, "config");
     this.timeout = Objects.requireNonNull(timeout, "timeout");
     this.maxBody = maxBody;
-    this.executor = Executors.newCachedThreadPool(new NamedThreads("acceld-dra-http"));
-    HttpClient.Builder builder =
-        HttpClient.newBuilder()
-            .version(HttpClient.Version.HTTP_1_1)
-            .connectTimeout(timeout)
-            .executor(executor);
-    if ("https".equals(config.server().getScheme())) {
-      builder.sslContext(TlsContexts.of(config));
+    URI server = config.server();
+    boolean https = "https".equals(server.getScheme());
+    String host = server.getHost();
+    if (host.startsWith("[") && host.endsWith("]")) {
+      host = host.substring(1, host.length() - 1); // an IPv6 literal
     }
-    this.client = builder.build();
+    int port = server.getPort() >= 0 ? server.getPort() : https ? 443 : 80;
+    this.endpoint =
+        new Http1Exchange.Endpoint(
+            host, port, https ? TlsContexts.of(config).getSocketFactory() : null);
+    this.basePath = server.getRawPath() == null ? "" : server.getRawPath().replaceAll("/$", "");
+    // Closes a call's connection at its deadline; its one thread ends when no call is in flight.
+    this.watchdog = new ScheduledThreadPoolExecutor(1, new NamedThreads("acceld-kube-deadline"));
+    watchdog.setRemoveOnCancelPolicy(true);
+    watchdog.setKeepAliveTime(5, TimeUnit.SECONDS);
+    watchdog.allowCoreThreadTimeOut(true);
   }
 
   public KubeConfig config() {
@@ -104,34 +112,35 @@ public final class KubeApi implements AutoCloseable {
     call("DELETE", path, null);
   }
 
+  /**
+   * One call: connected and answered (the response head) within the timeout, the whole body read
+   * within twice the timeout, so a server that trickles its answer cannot hold the caller longer.
+   */
   private JsonNode call(String verb, String path, JsonNode body) throws ApiException {
-    HttpRequest request = request(verb, path, body, timeout);
-    HttpResponse<byte[]> response;
-    try {
-      // The request timeout ends at the headers; this one also bounds a slow body.
-      response =
-          client
-              .sendAsync(request, BoundedBody.handler(maxBody))
-              .get(timeout.toMillis() * 2, TimeUnit.MILLISECONDS);
-    } catch (InterruptedException e) {
-      Thread.currentThread().interrupt();
-      throw new ApiException(ApiException.Kind.CONNECTION, verb + " " + path + ": interrupted", e);
-    } catch (TimeoutException e) {
+    long started = System.nanoTime();
+    int status;
+    byte[] answer;
+    try (Http1Exchange exchange =
+        send(verb, path, body == null ? null : JsonNodes.render(body), started)) {
+      exchange.extendDeadline(started + 2 * timeout.toNanos());
+      status = exchange.status();
+      answer = readBounded(exchange.body(), maxBody);
+    } catch (TooLarge e) {
+      throw new ApiException(
+          ApiException.Kind.BAD_RESPONSE, verb + " " + path + ": " + e.getMessage(), e);
+    } catch (Http1Exchange.MalformedResponse e) {
+      throw badResponse(verb, path, e);
+    } catch (SocketTimeoutException e) {
       throw new ApiException(
           ApiException.Kind.CONNECTION, verb + " " + path + ": no answer within " + timeout, e);
-    } catch (ExecutionException e) {
-      Throwable cause = e.getCause();
-      if (cause instanceof BoundedBody.TooLarge) {
-        throw new ApiException(
-            ApiException.Kind.BAD_RESPONSE, verb + " " + path + ": " + cause.getMessage(), cause);
-      }
-      throw connection(verb, path, cause);
+    } catch (IOException e) {
+      throw connection(verb, path, e);
     }
-    if (response.statusCode() / 100 != 2) {
-      throw failure(verb, path, response.statusCode(), response.body());
+    if (status / 100 != 2) {
+      throw failure(verb, path, status, answer);
     }
     try {
-      return response.body().length == 0 ? JsonNodes.object() : JsonNodes.parse(response.body());
+      return answer.length == 0 ? JsonNodes.object() : JsonNodes.parse(answer);
     } catch (IOException e) {
       throw new ApiException(
           ApiException.Kind.BAD_RESPONSE,
@@ -140,25 +149,89 @@ public final class KubeApi implements AutoCloseable {
     }
   }
 
+  /**
+   * Sends a request; the exchange is open (and closed by {@link #close}) until its caller closes
+   * it.
+   */
+  private Http1Exchange send(String verb, String path, byte[] body, long started)
+      throws IOException, ApiException {
+    if (closed) {
+      throw new ApiException(
+          ApiException.Kind.CONNECTION, verb + " " + path + ": the client is closed", null);
+    }
+    Map<String, String> headers = new LinkedHashMap<>();
+    headers.put("Accept", "application/json");
+    headers.put("User-Agent", "acceld-dra");
+    config.token().token().ifPresent(t -> headers.put("Authorization", "Bearer " + t));
+    if (body != null) {
+      headers.put("Content-Type", "application/json");
+    }
+    Http1Exchange exchange;
+    try {
+      exchange =
+          Http1Exchange.send(
+              endpoint,
+              verb,
+              basePath + path,
+              headers,
+              body,
+              started + timeout.toNanos(),
+              open,
+              watchdog);
+    } catch (RejectedExecutionException e) { // the watchdog is shut down: closed meanwhile
+      throw new ApiException(
+          ApiException.Kind.CONNECTION, verb + " " + path + ": the client is closed", e);
+    }
+    if (closed) { // closed while connecting: close() may have missed this one
+      exchange.close();
+      throw new ApiException(
+          ApiException.Kind.CONNECTION, verb + " " + path + ": the client is closed", null);
+    }
+    return exchange;
+  }
+
+  /** The body was larger than allowed. */
+  private static final class TooLarge extends IOException {
+    private static final long serialVersionUID = 1L;
+
+    TooLarge(int max) {
+      super("the answer is larger than " + max + " bytes");
+    }
+  }
+
+  /** All of {@code in}, or {@link TooLarge} after reading at most {@code max + 1} bytes. */
+  private static byte[] readBounded(InputStream in, int max) throws IOException {
+    byte[] bytes = in.readNBytes(max + 1);
+    if (bytes.length > max) {
+      throw new TooLarge(max);
+    }
+    return bytes;
+  }
+
   /** An open watch: one event (a JSON object) per line until the server ends it. */
   public final class Watch implements AutoCloseable {
+    private final Http1Exchange exchange;
     private final InputStream in;
     private final String path;
 
-    private Watch(InputStream in, String path) {
-      this.in = in;
+    private Watch(Http1Exchange exchange, String path) {
+      this.exchange = exchange;
+      this.in = exchange.body();
       this.path = path;
     }
 
     /**
      * The next event, or null when the server ended the stream.
      *
-     * @throws ApiException when the stream breaks or an event is too large or not JSON
+     * @throws ApiException when the stream breaks, stays silent too long, or an event is too large
+     *     or not JSON
      */
     public JsonNode next() throws ApiException {
       byte[] line;
       try {
         line = readLine();
+      } catch (Http1Exchange.MalformedResponse e) {
+        throw badResponse("WATCH", path, e);
       } catch (IOException e) {
         throw connection("WATCH", path, e);
       }
@@ -198,61 +271,44 @@ public final class KubeApi implements AutoCloseable {
       }
     }
 
-    /** Ends the watch; a thread blocked in {@link #next} gets an exception or the end. */
+    /** Ends the watch; a thread blocked in {@link #next} gets an exception or the end at once. */
     @Override
     public void close() {
-      try {
-        in.close();
-      } catch (IOException e) {
-        // closing is all we wanted
-      }
+      exchange.close();
     }
   }
 
   /**
-   * Opens a watch ({@code path} with {@code watch=true} in its query); the server's answer must
-   * begin within the timeout, after which events arrive as they happen.
+   * Opens a watch ({@code path} with {@code watch=true} and {@code timeoutSeconds} in its query):
+   * the server's answer must begin within the timeout; after that, events arrive as they happen,
+   * and a stream silent for longer than {@code quiet} (the server's own timeout and then some: it
+   * should have ended the watch) is taken for a dead connection.
    */
-  public Watch watch(String path) throws ApiException {
-    HttpRequest request = request("GET", path, null, timeout);
-    HttpResponse<InputStream> response;
+  public Watch watch(String path, Duration quiet) throws ApiException {
+    Http1Exchange exchange;
     try {
-      response = client.send(request, HttpResponse.BodyHandlers.ofInputStream());
-    } catch (InterruptedException e) {
-      Thread.currentThread().interrupt();
-      throw new ApiException(ApiException.Kind.CONNECTION, "WATCH " + path + ": interrupted", e);
+      exchange = send("GET", path, null, System.nanoTime());
+    } catch (Http1Exchange.MalformedResponse e) {
+      throw badResponse("WATCH", path, e);
+    } catch (SocketTimeoutException e) {
+      throw new ApiException(
+          ApiException.Kind.CONNECTION, "WATCH " + path + ": no answer within " + timeout, e);
     } catch (IOException e) {
       throw connection("WATCH", path, e);
     }
-    if (response.statusCode() / 100 != 2) {
+    if (exchange.status() / 100 != 2) {
       byte[] body;
-      try (InputStream in = response.body()) {
-        body = in.readNBytes(64 << 10);
+      try {
+        body = exchange.body().readNBytes(64 << 10);
       } catch (IOException e) {
         body = new byte[0];
+      } finally {
+        exchange.close();
       }
-      throw failure("WATCH", path, response.statusCode(), body);
+      throw failure("WATCH", path, exchange.status(), body);
     }
-    return new Watch(new BufferedInputStream(response.body(), 64 << 10), path);
-  }
-
-  private HttpRequest request(String verb, String path, JsonNode body, Duration deadline)
-      throws ApiException {
-    URI uri = config.server().resolve(config.server().getPath().replaceAll("/$", "") + path);
-    HttpRequest.Builder builder =
-        HttpRequest.newBuilder(uri)
-            .timeout(deadline)
-            .header("Accept", "application/json")
-            .header("User-Agent", "acceld-dra");
-    config.token().token().ifPresent(t -> builder.header("Authorization", "Bearer " + t));
-    if (body != null) {
-      builder
-          .header("Content-Type", "application/json")
-          .method(verb, HttpRequest.BodyPublishers.ofByteArray(JsonNodes.render(body)));
-    } else {
-      builder.method(verb, HttpRequest.BodyPublishers.noBody());
-    }
-    return builder.build();
+    exchange.streaming(quiet);
+    return new Watch(exchange, path);
   }
 
   /** A status that is not a success, with the server's {@code Status.message} if it sent one. */
@@ -281,6 +337,14 @@ public final class KubeApi implements AutoCloseable {
             + (message.isEmpty() ? "" : ": " + ClientText.quote(message, MAX_MESSAGE)));
   }
 
+  /** An answer that is not a bounded HTTP/1.x response; the message says what was wrong. */
+  private static ApiException badResponse(String verb, String path, IOException cause) {
+    return new ApiException(
+        ApiException.Kind.BAD_RESPONSE,
+        verb + " " + path + ": " + cause.getMessage(), // what the server sent is quoted there
+        cause);
+  }
+
   private static ApiException connection(String verb, String path, Throwable cause) {
     String what = cause == null ? "no answer" : cause.getClass().getSimpleName();
     String detail = cause == null || cause.getMessage() == null ? "" : ": " + firstLine(cause);
@@ -296,20 +360,22 @@ public final class KubeApi implements AutoCloseable {
     return ClientText.escape(newline < 0 ? text : text.substring(0, newline));
   }
 
-  /** How long {@link #close} waits for the client's threads to end. */
+  /** How long {@link #close} waits for the deadline thread to end. */
   static final Duration CLOSE_WAIT = Duration.ofSeconds(2);
 
   /**
-   * Ends the client's threads, and waits (at most {@link #CLOSE_WAIT}) until they have: an idle
-   * pool thread ends as soon as it sees the interrupt, but on a busy node not before {@code
-   * shutdownNow} returns, and a closed agent must leave none behind. Open watches end with them.
+   * Ends every call and watch in progress (each with an exception at once, as its connection
+   * closes), and the deadline thread, awaited (at most {@link #CLOSE_WAIT}): a closed agent leaves
+   * no thread behind. Later calls fail at once.
    */
   @Override
   public void close() {
-    executor.shutdownNow();
+    closed = true;
+    open.forEach(Http1Exchange::close);
+    watchdog.shutdownNow();
     try {
-      if (!executor.awaitTermination(CLOSE_WAIT.toMillis(), TimeUnit.MILLISECONDS)) {
-        log.warn("The Kubernetes API client's threads did not end within {}", CLOSE_WAIT);
+      if (!watchdog.awaitTermination(CLOSE_WAIT.toMillis(), TimeUnit.MILLISECONDS)) {
+        log.warn("The Kubernetes API client's deadline thread did not end within {}", CLOSE_WAIT);
       }
     } catch (InterruptedException e) {
       Thread.currentThread().interrupt();

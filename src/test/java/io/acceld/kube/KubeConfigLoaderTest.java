@@ -9,21 +9,17 @@ import com.sun.net.httpserver.HttpsServer;
 import io.acceld.config.ConfigException;
 import io.acceld.dra.apiserver.DraApiSettings;
 import io.acceld.testing.SelfSignedCertificate;
-import io.acceld.util.Pem;
 import java.net.InetAddress;
 import java.net.InetSocketAddress;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.attribute.FileTime;
-import java.security.KeyStore;
-import java.security.cert.Certificate;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.Base64;
 import java.util.Map;
 import java.util.concurrent.atomic.AtomicReference;
-import javax.net.ssl.KeyManagerFactory;
 import javax.net.ssl.SSLContext;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -106,7 +102,7 @@ class KubeConfigLoaderTest {
 
     HttpsServer server =
         HttpsServer.create(new InetSocketAddress(InetAddress.getLoopbackAddress(), 0), 0);
-    SSLContext serverTls = serverContext(crt, key);
+    SSLContext serverTls = SelfSignedCertificate.serving(crt, key);
     AtomicReference<String> peer = new AtomicReference<>();
     server.setHttpsConfigurator(
         new HttpsConfigurator(serverTls) {
@@ -161,7 +157,7 @@ class KubeConfigLoaderTest {
     SelfSignedCertificate.write(crt, key, null);
     HttpsServer server =
         HttpsServer.create(new InetSocketAddress(InetAddress.getLoopbackAddress(), 0), 0);
-    server.setHttpsConfigurator(new HttpsConfigurator(serverContext(crt, key)));
+    server.setHttpsConfigurator(new HttpsConfigurator(SelfSignedCertificate.serving(crt, key)));
     server.createContext("/", exchange -> exchange.close());
     server.start();
     try (KubeApi api =
@@ -264,29 +260,5 @@ class KubeConfigLoaderTest {
             () -> new DraApiSettings("gpu.acceld.io", " ", kube, DraApiSettings.Timings.DEFAULT))
         .isInstanceOf(ConfigException.class)
         .hasMessageContaining("NODE_NAME");
-  }
-
-  private static SSLContext serverContext(Path crt, Path key) throws Exception {
-    KeyStore store = KeyStore.getInstance("PKCS12");
-    store.load(null, null);
-    store.setKeyEntry(
-        "server",
-        Pem.privateKey(Files.readString(key), key.toString()),
-        new char[0],
-        Pem.certificates(Files.readAllBytes(crt), crt.toString()).toArray(Certificate[]::new));
-    KeyManagerFactory keys = KeyManagerFactory.getInstance(KeyManagerFactory.getDefaultAlgorithm());
-    keys.init(store, new char[0]);
-    // The client certificate is the same self-signed one: trust it, as an API server trusts its CA.
-    KeyStore trusted = KeyStore.getInstance("PKCS12");
-    trusted.load(null, null);
-    trusted.setCertificateEntry(
-        "client", Pem.certificates(Files.readAllBytes(crt), crt.toString()).get(0));
-    javax.net.ssl.TrustManagerFactory trust =
-        javax.net.ssl.TrustManagerFactory.getInstance(
-            javax.net.ssl.TrustManagerFactory.getDefaultAlgorithm());
-    trust.init(trusted);
-    SSLContext context = SSLContext.getInstance("TLS");
-    context.init(keys.getKeyManagers(), trust.getTrustManagers(), null);
-    return context;
   }
 }

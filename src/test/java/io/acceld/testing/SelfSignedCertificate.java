@@ -3,15 +3,18 @@ package io.acceld.testing;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
+import io.acceld.util.Pem;
 import java.io.InputStream;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.security.KeyStore;
+import java.security.cert.Certificate;
 import java.security.cert.CertificateFactory;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
+import javax.net.ssl.KeyManagerFactory;
 import javax.net.ssl.SSLContext;
 import javax.net.ssl.TrustManagerFactory;
 
@@ -67,6 +70,34 @@ public final class SelfSignedCertificate {
     tmf.init(trust);
     SSLContext context = SSLContext.getInstance("TLS");
     context.init(null, tmf.getTrustManagers(), null);
+    return context;
+  }
+
+  /**
+   * A server context with {@code crt} and its key as its identity, trusting {@code crt} as a client
+   * certificate too (as an API server trusts the CA that signed its clients').
+   */
+  public static SSLContext serving(Path crt, Path key) throws Exception {
+    KeyStore store = KeyStore.getInstance("PKCS12");
+    store.load(null, null);
+    store.setKeyEntry(
+        "server",
+        Pem.privateKey(Files.readString(key), key.toString()),
+        new char[0],
+        Pem.certificates(Files.readAllBytes(crt), crt.toString()).toArray(Certificate[]::new));
+    KeyManagerFactory keys = KeyManagerFactory.getInstance(KeyManagerFactory.getDefaultAlgorithm());
+    keys.init(store, new char[0]);
+    // The client certificate is the same self-signed one: trust it, as an API server trusts its CA.
+    KeyStore trusted = KeyStore.getInstance("PKCS12");
+    trusted.load(null, null);
+    trusted.setCertificateEntry(
+        "client", Pem.certificates(Files.readAllBytes(crt), crt.toString()).get(0));
+    javax.net.ssl.TrustManagerFactory trust =
+        javax.net.ssl.TrustManagerFactory.getInstance(
+            javax.net.ssl.TrustManagerFactory.getDefaultAlgorithm());
+    trust.init(trusted);
+    SSLContext context = SSLContext.getInstance("TLS");
+    context.init(keys.getKeyManagers(), trust.getTrustManagers(), null);
     return context;
   }
 

@@ -81,7 +81,7 @@ final class SliceWatch implements Runnable {
           metrics.watchRestarted();
         }
         first = false;
-        try (KubeApi.Watch watch = api.watch(watchPath(resourceVersion))) {
+        try (KubeApi.Watch watch = api.watch(watchPath(resourceVersion), quiet())) {
           if (!opened(watch)) {
             return;
           }
@@ -129,6 +129,18 @@ final class SliceWatch implements Runnable {
     cache.replaceAll(items);
     changed.run();
     return list.path("metadata").path("resourceVersion").asText("");
+  }
+
+  /**
+   * How long an open watch may stay silent before it is taken for a dead connection: the longest
+   * {@code timeoutSeconds} {@link #watchPath} asks for, plus a request's timeout. By then the
+   * server should have ended the watch itself; one that has not is behind a connection that broke
+   * without a word (a node's route gone, a load balancer's idle cut), which would otherwise hold
+   * this thread and the slices' view for good.
+   */
+  private Duration quiet() {
+    long seconds = timings.watchTimeout().toSeconds();
+    return Duration.ofSeconds(seconds + seconds / 5 + 1).plus(timings.requestTimeout());
   }
 
   private String watchPath(String resourceVersion) {

@@ -221,10 +221,11 @@ class SlicePublisherTest {
     // close joins its writer and its watcher (up to 5 s each); ended, not waited out, they are
     // gone the moment it returns
     assertThat(newThreads(before, "acceld-dra-slices-", "acceld-dra-watch-")).isEmpty();
-    // The API client's pool threads are ended and awaited too, but a pool reports itself
+    // The API client's deadline thread is ended and awaited too, but a pool reports itself
     // terminated from its last thread, a moment before that thread is gone.
     Eventually.await(
-        "the API client's threads gone", () -> newThreads(before, "acceld-dra-").isEmpty());
+        "the API client's threads gone",
+        () -> newThreads(before, "acceld-dra-", "acceld-kube-").isEmpty());
   }
 
   private static List<String> newThreads(Set<Thread> before, String... prefixes) {
