@@ -1,5 +1,6 @@
 package io.acceld.bench;
 
+import io.acceld.testing.SelfSignedCertificate;
 import io.acceld.testing.kube.KubeApiDouble;
 import java.io.IOException;
 import java.net.InetAddress;
@@ -38,6 +39,8 @@ record FootprintMode(
               "1024", "1,024 IDs (8 GPUs × 128 replicas)", GPU, 8 * REPLICAS, false, List.of()),
           new FootprintMode("dra", "8 GPUs, DRA on", GPU, 8, true, List.of("--dra-driver")),
           new FootprintMode(
+              "dra-tls", "8 GPUs, DRA on, API over TLS", GPU, 8, true, List.of("--dra-driver")),
+          new FootprintMode(
               "mesos", "8 GPUs, Mesos bridge on", GPU, 8, true, List.of("--mesos-address")));
 
   /** The node the DRA mode's API-server stand-in knows, as its {@code --node-name}. */
@@ -57,10 +60,12 @@ record FootprintMode(
         Files.writeString(config, "resources:\n  " + GPU + ":\n    replicas: " + REPLICAS + "\n");
         return List.of("--config", config.toString());
       }
-      case "dra" -> {
+      case "dra", "dra-tls" -> {
         // The driver as the Helm chart runs it: its kubelet sockets, and slices published to an
-        // API server (the stand-in, over plain HTTP on loopback: TLS is not in this figure).
-        KubeApiDouble api = KubeApiDouble.start();
+        // API server: the stand-in on loopback, over plain HTTP, or (dra-tls) over HTTPS with a
+        // certificate of its own that the kubeconfig names as the cluster's CA, as on a real
+        // cluster, where the TLS stack is part of the agent's footprint.
+        KubeApiDouble api = KubeApiDouble.start(name.equals("dra") ? null : tls(root));
         resources.add(api);
         api.addNode(DRA_NODE, "uid-" + DRA_NODE);
         Path kube = Files.createDirectories(root.resolve("kube"));
@@ -81,6 +86,20 @@ record FootprintMode(
       default -> {
         return flags;
       }
+    }
+  }
+
+  private static KubeApiDouble.Tls tls(Path root) throws IOException {
+    Path crt = root.resolve("api.crt");
+    Path key = root.resolve("api.key");
+    try {
+      SelfSignedCertificate.write(crt, key, null);
+      return new KubeApiDouble.Tls(
+          Files.readAllBytes(crt), SelfSignedCertificate.serving(crt, key));
+    } catch (IOException e) {
+      throw e;
+    } catch (Exception e) {
+      throw new IOException("cannot make the API stand-in's certificate: " + e.getMessage(), e);
     }
   }
 

@@ -5,6 +5,8 @@ import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import com.sun.net.httpserver.HttpExchange;
 import com.sun.net.httpserver.HttpServer;
+import com.sun.net.httpserver.HttpsConfigurator;
+import com.sun.net.httpserver.HttpsServer;
 import io.acceld.dra.apiserver.SliceValidator;
 import io.acceld.util.GuardedBy;
 import io.acceld.util.NamedThreads;
@@ -20,6 +22,7 @@ import java.nio.file.Path;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
+import java.util.Base64;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -31,6 +34,7 @@ import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.TimeUnit;
 import java.util.function.Predicate;
+import javax.net.ssl.SSLContext;
 
 /**
  * A stand-in for the Kubernetes API server, on loopback over real HTTP, speaking its JSON for what
@@ -119,16 +123,30 @@ public final class KubeApiDouble implements AutoCloseable {
 
   private volatile java.util.function.Consumer<ObjectNode> defaulting = s -> {};
 
-  private KubeApiDouble(int port) {
+  /** The server's identity when it serves HTTPS (and the CA a kubeconfig names), else null. */
+  private final Tls tls;
+
+  /** A certificate for {@code localhost} (PEM) and the server context that presents it. */
+  public record Tls(byte[] certificatePem, SSLContext context) {}
+
+  private KubeApiDouble(int port, Tls tls) {
     this.port = port;
+    this.tls = tls;
   }
 
-  /** A double on a free loopback port, serving. */
+  /** A double on a free loopback port, serving plain HTTP. */
   public static KubeApiDouble start() throws IOException {
-    HttpServer probe =
-        HttpServer.create(new InetSocketAddress(InetAddress.getLoopbackAddress(), 0), 0);
+    return start(null);
+  }
+
+  /**
+   * A double on a free loopback port, serving HTTPS with {@code tls} (plain HTTP when null), as
+   * {@code localhost}; its {@link #kubeconfig} names the certificate as the cluster's CA.
+   */
+  public static KubeApiDouble start(Tls tls) throws IOException {
+    HttpServer probe = listen(0, tls);
     int port = probe.getAddress().getPort();
-    KubeApiDouble api = new KubeApiDouble(port);
+    KubeApiDouble api = new KubeApiDouble(port, tls);
     synchronized (api) {
       api.server = probe;
       api.serve();
@@ -136,9 +154,19 @@ public final class KubeApiDouble implements AutoCloseable {
     return api;
   }
 
+  private static HttpServer listen(int port, Tls tls) throws IOException {
+    InetSocketAddress address = new InetSocketAddress(InetAddress.getLoopbackAddress(), port);
+    if (tls == null) {
+      return HttpServer.create(address, 0);
+    }
+    HttpsServer https = HttpsServer.create(address, 0);
+    https.setHttpsConfigurator(new HttpsConfigurator(tls.context()));
+    return https;
+  }
+
   /** The base URL, as a kubeconfig's {@code server}. */
   public URI url() {
-    return URI.create("http://127.0.0.1:" + port);
+    return URI.create(tls == null ? "http://127.0.0.1:" + port : "https://localhost:" + port);
   }
 
   /** Writes a kubeconfig for this server with {@code bearer} (none when null) into {@code dir}. */
@@ -149,6 +177,10 @@ public final class KubeApiDouble implements AutoCloseable {
         "apiVersion: v1\nkind: Config\ncurrent-context: test\n"
             + "clusters:\n- name: double\n  cluster:\n    server: "
             + url()
+            + (tls == null
+                ? ""
+                : "\n    certificate-authority-data: "
+                    + Base64.getEncoder().encodeToString(tls.certificatePem()))
             + "\ncontexts:\n- name: test\n  context:\n    cluster: double\n    user: agent\n"
             + "users:\n- name: agent\n  user:\n"
             + (bearer == null ? "    {}\n" : "    token: " + bearer + "\n"));
@@ -226,7 +258,7 @@ public final class KubeApiDouble implements AutoCloseable {
   /** Listens again on the same port. */
   public synchronized void up() throws IOException {
     if (server == null) {
-      server = HttpServer.create(new InetSocketAddress(InetAddress.getLoopbackAddress(), port), 0);
+      server = listen(port, tls);
       serve();
     }
   }
