@@ -38,11 +38,12 @@ import org.slf4j.LoggerFactory;
  * on spaces; prefix {@code env VAR=value} to set the agent's environment (env execs, so the pid
  * measured is still the JVM's). Arguments: {@code --agent} (repeatable, required), {@code --runs
  * 5}, {@code --settle 10}, {@code --cpu-window 30} and {@code --steady-after 0} (seconds; 0 is no
- * second window), {@code --scrapes 5}, {@code --modes 8,64,1024,dra,mesos}, {@code --warm-up 1}
- * (unmeasured starts of each agent first: the kubelet double runs in this JVM, and until its own
- * code is compiled it answered Register hundreds of milliseconds slower, which the first measured
- * runs took for the agent's), {@code --out FILE} for the {@code key value} lines. Run with {@code
- * sh src/jmh/figures.sh --only footprint}, or on the test classpath directly.
+ * second window), {@code --scrapes 5}, {@code --modes 8,64,1024,dra,dra-tls,mesos} (dra-tls: the
+ * API stand-in over HTTPS, as on a cluster), {@code --warm-up 1} (unmeasured starts of each agent
+ * first: the kubelet double runs in this JVM, and until its own code is compiled it answered
+ * Register hundreds of milliseconds slower, which the first measured runs took for the agent's),
+ * {@code --out FILE} for the {@code key value} lines. Run with {@code sh src/jmh/figures.sh --only
+ * footprint}, or on the test classpath directly.
  */
 public final class FootprintHarness {
   private final Map<String, List<String>> agents;
@@ -146,7 +147,7 @@ public final class FootprintHarness {
       throw new IllegalArgumentException("give at least one --agent NAME=COMMAND");
     }
     List<String> wanted =
-        Arrays.asList(opts.getOrDefault("modes", "8,64,1024,dra,mesos").split(","));
+        Arrays.asList(opts.getOrDefault("modes", "8,64,1024,dra,dra-tls,mesos").split(","));
     List<FootprintMode> modes =
         FootprintMode.ALL.stream().filter(m -> wanted.contains(m.name())).toList();
     FootprintSettings settings =
