@@ -354,18 +354,21 @@ final class Http1Exchange implements AutoCloseable {
     }
   }
 
+  /** A stream whose single-byte read is its block read of one byte. */
+  private abstract static class BlockInput extends InputStream {
+    @Override
+    public final int read() throws IOException {
+      byte[] one = new byte[1];
+      return read(one, 0, 1) < 0 ? -1 : one[0] & 0xff;
+    }
+  }
+
   /** The socket's stream with the timeout set before every read. */
-  private final class TimedInput extends InputStream {
+  private final class TimedInput extends BlockInput {
     private final InputStream in;
 
     TimedInput(InputStream in) {
       this.in = in;
-    }
-
-    @Override
-    public int read() throws IOException {
-      byte[] one = new byte[1];
-      return read(one, 0, 1) < 0 ? -1 : one[0] & 0xff;
     }
 
     @Override
@@ -380,19 +383,13 @@ final class Http1Exchange implements AutoCloseable {
   }
 
   /** A body of exactly {@code Content-Length} bytes. */
-  private static final class LengthBody extends InputStream {
+  private static final class LengthBody extends BlockInput {
     private final InputStream in;
     private long left;
 
     LengthBody(InputStream in, long length) {
       this.in = in;
       this.left = length;
-    }
-
-    @Override
-    public int read() throws IOException {
-      byte[] one = new byte[1];
-      return read(one, 0, 1) < 0 ? -1 : one[0] & 0xff;
     }
 
     @Override
@@ -410,19 +407,13 @@ final class Http1Exchange implements AutoCloseable {
   }
 
   /** A {@code chunked} body: sizes in hexadecimal, then the data, to a last chunk of size 0. */
-  private static final class ChunkedBody extends InputStream {
+  private static final class ChunkedBody extends BlockInput {
     private final InputStream in;
     private long left; // of the current chunk
     private boolean done;
 
     ChunkedBody(InputStream in) {
       this.in = in;
-    }
-
-    @Override
-    public int read() throws IOException {
-      byte[] one = new byte[1];
-      return read(one, 0, 1) < 0 ? -1 : one[0] & 0xff;
     }
 
     @Override

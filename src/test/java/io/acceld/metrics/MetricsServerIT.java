@@ -48,12 +48,7 @@ class MetricsServerIT {
 
   @Test
   void metricsDefaultToPrometheusText() throws Exception {
-    HttpResponse<String> response = get("/metrics", null);
-
-    assertThat(response.statusCode()).isEqualTo(200);
-    assertThat(response.headers().firstValue("Content-Type"))
-        .hasValue("text/plain; version=0.0.4; charset=utf-8");
-    assertThat(response.body())
+    assertThat(scrape(null, "text/plain; version=0.0.4; charset=utf-8"))
         .contains("# HELP acceld_test_requests_total Requests seen by the test")
         .contains("# TYPE acceld_test_requests_total counter")
         .contains("acceld_test_requests_total{resource=\"nvidia.com/gpu\"} 3.0")
@@ -66,12 +61,7 @@ class MetricsServerIT {
     String accept =
         "application/openmetrics-text;version=1.0.0,application/openmetrics-text;version=0.0.1;"
             + "q=0.75,text/plain;version=0.0.4;q=0.5,*/*;q=0.1";
-    HttpResponse<String> response = get("/metrics", accept);
-
-    assertThat(response.statusCode()).isEqualTo(200);
-    assertThat(response.headers().firstValue("Content-Type"))
-        .hasValue("application/openmetrics-text; version=1.0.0; charset=utf-8");
-    assertThat(response.body())
+    assertThat(scrape(accept, "application/openmetrics-text; version=1.0.0; charset=utf-8"))
         .contains("# TYPE acceld_test_requests counter")
         .contains("acceld_test_requests_total{resource=\"nvidia.com/gpu\"} 3.0")
         .endsWith("# EOF\n");
@@ -84,13 +74,16 @@ class MetricsServerIT {
     String accept =
         "application/vnd.google.protobuf;proto=io.prometheus.client.MetricFamily;"
             + "encoding=delimited;q=0.6,text/plain;version=0.0.4;q=0.3,*/*;q=0.2";
-    HttpResponse<String> response = get("/metrics", accept);
-
-    assertThat(response.statusCode()).isEqualTo(200);
-    assertThat(response.headers().firstValue("Content-Type"))
-        .hasValue("text/plain; version=0.0.4; charset=utf-8");
-    assertThat(response.body())
+    assertThat(scrape(accept, "text/plain; version=0.0.4; charset=utf-8"))
         .contains("acceld_test_requests_total{resource=\"nvidia.com/gpu\"} 3.0");
+  }
+
+  /** A 200 from /metrics in {@code contentType}, asked for with {@code accept}: its body. */
+  private String scrape(String accept, String contentType) throws Exception {
+    HttpResponse<String> response = get("/metrics", accept);
+    assertThat(response.statusCode()).isEqualTo(200);
+    assertThat(response.headers().firstValue("Content-Type")).hasValue(contentType);
+    return response.body();
   }
 
   @Test
