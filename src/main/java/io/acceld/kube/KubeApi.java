@@ -4,6 +4,7 @@ import com.fasterxml.jackson.databind.JsonNode;
 import io.acceld.util.ClientText;
 import io.acceld.util.JsonNodes;
 import io.acceld.util.NamedThreads;
+import java.io.BufferedInputStream;
 import java.io.ByteArrayOutputStream;
 import java.io.IOException;
 import java.io.InputStream;
@@ -216,7 +217,9 @@ public final class KubeApi implements AutoCloseable {
 
     private Watch(Http1Exchange exchange, String path) {
       this.exchange = exchange;
-      this.in = exchange.body();
+      // Events are read a byte at a time to their newline: from a buffer, not through the
+      // chunk framing for every byte.
+      this.in = new BufferedInputStream(exchange.body(), 16 << 10);
       this.path = path;
     }
 

@@ -38,7 +38,14 @@ import org.junit.jupiter.api.io.TempDir;
  * KubeApiDouble}'s, in the DRA tests.
  */
 class KubeApiTest {
-  private static final Duration TIMEOUT = Duration.ofMillis(500);
+  /** The timeout of the tests about deadlines: short, so that they are. */
+  private static final Duration TIMEOUT = Duration.ofSeconds(1);
+
+  /**
+   * The timeout of every other test: a TLS handshake in a JVM that has not yet loaded JSSE takes
+   * over half a second on a busy 2-core machine, and those tests are not about time.
+   */
+  private static final Duration PATIENT = Duration.ofSeconds(10);
 
   @TempDir Path dir;
 
@@ -124,8 +131,12 @@ class KubeApiTest {
   }
 
   private KubeApi plain(Script script) throws IOException {
+    return plain(script, PATIENT);
+  }
+
+  private KubeApi plain(Script script, Duration timeout) throws IOException {
     server = new ScriptedServer(ServerSocketFactory.getDefault(), script);
-    return new KubeApi(config(server.uri("http"), List.of()), TIMEOUT);
+    return new KubeApi(config(server.uri("http"), List.of()), timeout);
   }
 
   private static KubeConfig config(URI server, List<java.security.cert.Certificate> cas) {
@@ -186,7 +197,7 @@ class KubeApiTest {
             new TokenSource.Fixed("abc\r\nImpersonate-User: admin"),
             Optional.empty(),
             "the test's config");
-    try (KubeApi api = new KubeApi(forged, TIMEOUT)) {
+    try (KubeApi api = new KubeApi(forged, PATIENT)) {
       assertThatThrownBy(() -> api.get("/api/v1/nodes/a"))
           .isInstanceOfSatisfying(
               ApiException.class,
@@ -213,7 +224,8 @@ class KubeApiTest {
               } catch (IOException e) {
                 cut.countDown();
               }
-            })) {
+            },
+            TIMEOUT)) {
       long started = System.nanoTime();
       assertThatThrownBy(() -> api.get("/api/v1/nodes/a"))
           .isInstanceOfSatisfying(
@@ -235,7 +247,8 @@ class KubeApiTest {
         plain(
             (head, in, out) -> {
               Thread.sleep(60_000); // the head read, the body never
-            })) {
+            },
+            TIMEOUT)) {
       // More than the loopback's socket buffers hold, so the write blocks in the kernel.
       JsonNode huge = JsonNodes.object().put("pad", "x".repeat(32 << 20));
       long started = System.nanoTime();
@@ -342,7 +355,7 @@ class KubeApiTest {
     try (InputStream in = java.nio.file.Files.newInputStream(crt)) {
       ca = CertificateFactory.getInstance("X.509").generateCertificate(in);
     }
-    try (KubeApi api = new KubeApi(config(server.uri("https"), List.of(ca)), TIMEOUT)) {
+    try (KubeApi api = new KubeApi(config(server.uri("https"), List.of(ca)), PATIENT)) {
       assertClosingEndsTheBlockedRead(api);
     }
   }
@@ -450,7 +463,7 @@ class KubeApiTest {
             },
             (head, in, out) -> write(out, "HTTP/1.1 204 No Content\r\n\r\n"));
     URI uri = URI.create("http://[::1]:" + server.socket.getLocalPort() + "/base/");
-    try (KubeApi api = new KubeApi(config(uri, List.of()), TIMEOUT)) {
+    try (KubeApi api = new KubeApi(config(uri, List.of()), PATIENT)) {
       api.delete("/api/v1/nodes/a");
     }
     assertThat(server.requests.poll(5, TimeUnit.SECONDS))
