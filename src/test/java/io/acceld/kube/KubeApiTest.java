@@ -51,8 +51,12 @@ class KubeApiTest {
 
   private ScriptedServer server;
 
+  /** What a script that holds its connection without a word waits for. */
+  private final CountDownLatch testOver = new CountDownLatch(1);
+
   @AfterEach
   void stop() throws IOException {
+    testOver.countDown();
     if (server != null) {
       server.close();
     }
@@ -217,8 +221,8 @@ class KubeApiTest {
             (head, in, out) -> {
               write(out, "HTTP/1.1 200 OK\r\nContent-Length: 100000\r\n\r\n{");
               try {
-                while (true) { // a byte each 100 ms: never silent for a whole timeout
-                  Thread.sleep(100);
+                // a byte each 100 ms: never silent for a whole timeout
+                while (!testOver.await(100, TimeUnit.MILLISECONDS)) {
                   write(out, " ");
                 }
               } catch (IOException e) {
@@ -246,7 +250,7 @@ class KubeApiTest {
     try (KubeApi api =
         plain(
             (head, in, out) -> {
-              Thread.sleep(60_000); // the head read, the body never
+              testOver.await(); // the head read, the body never
             },
             TIMEOUT)) {
       // More than the loopback's socket buffers hold, so the write blocks in the kernel.
@@ -323,7 +327,7 @@ class KubeApiTest {
             plain(
                 (head, in, out) -> {
                   write(out, "HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n");
-                  Thread.sleep(60_000); // connected, and silent
+                  testOver.await(); // connected, and silent
                 });
         KubeApi.Watch watch = api.watch("/apis/x/v1/things?watch=true", Duration.ofMillis(300))) {
       long started = System.nanoTime();
