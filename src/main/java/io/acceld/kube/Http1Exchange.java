@@ -162,11 +162,15 @@ final class Http1Exchange implements AutoCloseable {
   /** The deadline for the rest of the exchange (the body), a {@link System#nanoTime} value. */
   void extendDeadline(long deadline) {
     deadlineNanos = deadline;
-    ScheduledFuture<?> previous = guard;
-    if (previous != null) {
-      previous.cancel(false);
-    }
+    cancelGuard();
     guard = watchdog.schedule(this::expire, deadline - System.nanoTime(), TimeUnit.NANOSECONDS);
+  }
+
+  private void cancelGuard() {
+    ScheduledFuture<?> g = guard;
+    if (g != null) {
+      g.cancel(false);
+    }
   }
 
   /** The deadline passed: whatever is blocked on the connection ends. */
@@ -192,10 +196,7 @@ final class Http1Exchange implements AutoCloseable {
   void streaming(Duration quiet) {
     quietMillis = (int) Math.min(Integer.MAX_VALUE, Math.max(1, quiet.toMillis()));
     deadlineNanos = 0;
-    ScheduledFuture<?> g = guard;
-    if (g != null) {
-      g.cancel(false);
-    }
+    cancelGuard();
   }
 
   /** Closes the connection; a read blocked on it, in any thread, ends with an exception. */
@@ -205,10 +206,7 @@ final class Http1Exchange implements AutoCloseable {
     // own close could wait for a reader in another thread, where this one ends that read at once.
     closeQuietly(raw);
     registry.remove(this);
-    ScheduledFuture<?> g = guard;
-    if (g != null) {
-      g.cancel(false);
-    }
+    cancelGuard();
   }
 
   private void write(

@@ -126,16 +126,8 @@ public final class KubeApi implements AutoCloseable {
       exchange.extendDeadline(started + 2 * timeout.toNanos());
       status = exchange.status();
       answer = readBounded(exchange.body(), maxBody);
-    } catch (TooLarge e) {
-      throw new ApiException(
-          ApiException.Kind.BAD_RESPONSE, verb + " " + path + ": " + e.getMessage(), e);
-    } catch (Http1Exchange.MalformedResponse e) {
-      throw badResponse(verb, path, e);
-    } catch (SocketTimeoutException e) {
-      throw new ApiException(
-          ApiException.Kind.CONNECTION, verb + " " + path + ": no answer within " + timeout, e);
     } catch (IOException e) {
-      throw connection(verb, path, e);
+      throw failed(verb, path, e);
     }
     if (status / 100 != 2) {
       throw failure(verb, path, status, answer);
@@ -157,8 +149,7 @@ public final class KubeApi implements AutoCloseable {
   private Http1Exchange send(String verb, String path, byte[] body, long started)
       throws IOException, ApiException {
     if (closed) {
-      throw new ApiException(
-          ApiException.Kind.CONNECTION, verb + " " + path + ": the client is closed", null);
+      throw closedError(verb, path, null);
     }
     Map<String, String> headers = new LinkedHashMap<>();
     headers.put("Accept", "application/json");
@@ -180,13 +171,11 @@ public final class KubeApi implements AutoCloseable {
               open,
               watchdog);
     } catch (RejectedExecutionException e) { // the watchdog is shut down: closed meanwhile
-      throw new ApiException(
-          ApiException.Kind.CONNECTION, verb + " " + path + ": the client is closed", e);
+      throw closedError(verb, path, e);
     }
     if (closed) { // closed while connecting: close() may have missed this one
       exchange.close();
-      throw new ApiException(
-          ApiException.Kind.CONNECTION, verb + " " + path + ": the client is closed", null);
+      throw closedError(verb, path, null);
     }
     return exchange;
   }
@@ -291,13 +280,8 @@ public final class KubeApi implements AutoCloseable {
     Http1Exchange exchange;
     try {
       exchange = send("GET", path, null, System.nanoTime());
-    } catch (Http1Exchange.MalformedResponse e) {
-      throw badResponse("WATCH", path, e);
-    } catch (SocketTimeoutException e) {
-      throw new ApiException(
-          ApiException.Kind.CONNECTION, "WATCH " + path + ": no answer within " + timeout, e);
     } catch (IOException e) {
-      throw connection("WATCH", path, e);
+      throw failed("WATCH", path, e);
     }
     if (exchange.status() / 100 != 2) {
       byte[] body;
@@ -338,6 +322,30 @@ public final class KubeApi implements AutoCloseable {
             + kind.tag()
             + ")"
             + (message.isEmpty() ? "" : ": " + ClientText.quote(message, MAX_MESSAGE)));
+  }
+
+  /**
+   * A call (or a watch's opening) that got no usable answer, by why: too large or malformed is
+   * {@code BAD_RESPONSE}; past its deadline or no connection is {@code CONNECTION}.
+   */
+  private ApiException failed(String verb, String path, IOException e) {
+    if (e instanceof TooLarge) {
+      return new ApiException(
+          ApiException.Kind.BAD_RESPONSE, verb + " " + path + ": " + e.getMessage(), e);
+    }
+    if (e instanceof Http1Exchange.MalformedResponse) {
+      return badResponse(verb, path, e);
+    }
+    if (e instanceof SocketTimeoutException) {
+      return new ApiException(
+          ApiException.Kind.CONNECTION, verb + " " + path + ": no answer within " + timeout, e);
+    }
+    return connection(verb, path, e);
+  }
+
+  private static ApiException closedError(String verb, String path, Throwable cause) {
+    return new ApiException(
+        ApiException.Kind.CONNECTION, verb + " " + path + ": the client is closed", cause);
   }
 
   /** An answer that is not a bounded HTTP/1.x response; the message says what was wrong. */
