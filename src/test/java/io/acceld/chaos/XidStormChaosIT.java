@@ -18,6 +18,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.Random;
+import java.util.Set;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.atomic.AtomicReference;
 import org.junit.jupiter.api.AfterEach;
@@ -62,6 +63,9 @@ class XidStormChaosIT {
   void everyGpuIsMarkedAndRecoversWhileTheAgentKeepsAnswering() throws Exception {
     ChaosSeed seed = ChaosSeed.of("XidStormChaosIT");
     Random random = seed.random();
+    // An agent of an earlier test in this JVM may still be stopping (its NVML event thread sits
+    // out a wait of up to a second): its loops end during this test and are not this agent's.
+    Set<Thread> earlier = Set.copyOf(agentLoops());
     node =
         ChaosNode.start(
             root,
@@ -75,7 +79,7 @@ class XidStormChaosIT {
         ChaosFramework.subscribe(
             node.mesosPort(), framework("xid-storm", true), Optional.empty(), WAIT);
     awaitOfferedGpus(fw, 8, WAIT, seed.tag("before the storms"));
-    List<Thread> loops = agentLoops();
+    List<Thread> loops = agentLoops().stream().filter(t -> !earlier.contains(t)).toList();
 
     Prober prober = new Prober(node);
     Thread probing = new Thread(prober, "chaos-xid-prober");
@@ -136,9 +140,9 @@ class XidStormChaosIT {
         .as(seed.tag("log lines for " + xidsSent + " XIDs"))
         .isLessThan(ROUNDS * 8 * 4 + 40);
     assertThat(loops).as("the agent's loop threads").isNotEmpty();
-    assertThat(loops)
-        .as(seed.tag("loop threads still alive after the storms"))
-        .allMatch(Thread::isAlive);
+    assertThat(loops.stream().filter(t -> !t.isAlive()).map(Thread::getName))
+        .as(seed.tag("loop threads that ended during the storms"))
+        .isEmpty();
     assertThat(node.get("/healthz").map(HttpResponse::statusCode)).hasValue(200);
   }
 
