@@ -393,8 +393,15 @@ final class TaskJournal implements AutoCloseable {
     }
   }
 
+  /**
+   * {@code journal-<generation, 16 digits>.log}, in ASCII digits whatever the JVM's locale: a
+   * formatter's {@code %d} writes the locale's digits (Arabic-Indic under {@code ar-EG}), which
+   * {@link #JOURNAL} would not find again on the next start.
+   */
   private Path journal(long gen) {
-    return dir.resolve(String.format("journal-%016d.log", gen));
+    String digits = Long.toString(gen);
+    return dir.resolve(
+        "journal-" + "0".repeat(Math.max(0, 16 - digits.length())) + digits + ".log");
   }
 
   // ---- recovery ----

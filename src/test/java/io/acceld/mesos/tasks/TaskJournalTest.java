@@ -13,6 +13,7 @@ import java.nio.file.StandardOpenOption;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Locale;
 import java.util.Map;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
@@ -107,6 +108,25 @@ class TaskJournalTest {
     j.close();
 
     assertThat(text(open().rows())).containsExactly(Map.entry("a", "2"), Map.entry("c", "1"));
+  }
+
+  @Test
+  void aJournalWrittenUnderALocaleWithItsOwnDigitsIsFoundOnReopen() throws Exception {
+    Locale before = Locale.getDefault();
+    Locale.setDefault(new Locale("ar", "EG"));
+    try {
+      TaskJournal j = open();
+      put(j, "task", "running");
+      j.close();
+
+      assertThat(text(open().rows())).containsExactly(Map.entry("task", "running"));
+      try (var files = Files.list(dir)) {
+        assertThat(files.map(f -> f.getFileName().toString()))
+            .allSatisfy(name -> assertThat(name).matches("[\\x20-\\x7e]+"));
+      }
+    } finally {
+      Locale.setDefault(before);
+    }
   }
 
   @Test
