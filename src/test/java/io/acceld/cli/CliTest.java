@@ -51,6 +51,40 @@ class CliTest {
   }
 
   @Test
+  void noOptionHasATypeWhoseBuiltInConverterPicocliIsToldToSkip() {
+    List<java.util.regex.Pattern> skipped =
+        java.util.Arrays.stream(Main.UNUSED_CONVERTERS.split(","))
+            .map(java.util.regex.Pattern::compile)
+            .toList();
+    List<Class<?>> commands =
+        List.of(
+            Main.class,
+            RunCommand.class,
+            DevicesCommand.class,
+            DoctorCommand.class,
+            KubeletProbeCommand.class,
+            VersionCommand.class,
+            CompletionCommand.class,
+            AgentCommand.class);
+    List<String> typed = new ArrayList<>();
+    for (Class<?> command : commands) {
+      for (Class<?> c = command; c != null && c != Object.class; c = c.getSuperclass()) {
+        for (java.lang.reflect.Field f : c.getDeclaredFields()) {
+          if (f.isAnnotationPresent(picocli.CommandLine.Option.class)
+              || f.isAnnotationPresent(picocli.CommandLine.Parameters.class)) {
+            typed.add(c.getSimpleName() + "." + f.getName() + ": " + f.getGenericType());
+            String type = f.getType().getName();
+            assertThat(skipped)
+                .as("%s.%s is a %s, whose converter picocli skips", c, f.getName(), type)
+                .noneMatch(p -> p.matcher(type).matches());
+          }
+        }
+      }
+    }
+    assertThat(typed).as("the options this test looked at").isNotEmpty();
+  }
+
+  @Test
   void devicesJsonListsExactlyTheAcceleratorsWithTheDocumentedKeys() throws Exception {
     FixtureNode node = FixtureVariants.mixedNode(root);
 

@@ -10,6 +10,7 @@ import ch.qos.logback.classic.spi.ThrowableProxy;
 import java.time.Instant;
 import java.time.ZoneId;
 import java.util.List;
+import java.util.TimeZone;
 import org.junit.jupiter.api.Test;
 
 /** The hand-written text line is the line the pattern it replaced printed, byte for byte. */
@@ -45,14 +46,18 @@ class TextLogLayoutTest {
             "2026-12-01T12:00:00.123Z",
             "2026-07-01T23:59:59.999Z",
             "2026-03-29T01:00:00.000Z",
-            "1999-12-31T23:59:59.001Z");
+            "1999-12-31T23:59:59.001Z",
+            "2024-02-29T12:34:56.789Z",
+            "2100-03-01T00:00:00.000Z",
+            "2041-07-15T08:00:00.500Z",
+            "1970-01-01T00:00:00.000Z");
     for (String zoneId : zones) {
       ZoneId zone = ZoneId.of(zoneId);
       for (String at : times) {
         for (Level level : List.of(Level.TRACE, Level.DEBUG, Level.INFO, Level.WARN, Level.ERROR)) {
           LoggingEvent e =
               event("io.acceld.agent.Agent", level, at, "Device {} is now {}", "GPU-1", "Healthy");
-          assertThat(new TextLogLayout(zone).doLayout(e))
+          assertThat(new TextLogLayout(TimeZone.getTimeZone(zone)).doLayout(e))
               .as("%s at %s in %s", level, at, zoneId)
               .isEqualTo(pattern(zone, e));
         }
@@ -65,7 +70,7 @@ class TextLogLayoutTest {
     LoggingEvent e = event("ROOT", Level.INFO, "2026-12-01T12:00:00.123Z", "plain {} text");
     ZoneId utc = ZoneId.of("UTC");
 
-    assertThat(new TextLogLayout(utc).doLayout(e)).isEqualTo(pattern(utc, e));
+    assertThat(new TextLogLayout(TimeZone.getTimeZone(utc)).doLayout(e)).isEqualTo(pattern(utc, e));
   }
 
   @Test
@@ -77,7 +82,7 @@ class TextLogLayoutTest {
             new IllegalStateException("outer", new java.io.IOException("inner cause"))));
     ZoneId utc = ZoneId.of("UTC");
 
-    String line = new TextLogLayout(utc).doLayout(e);
+    String line = new TextLogLayout(TimeZone.getTimeZone(utc)).doLayout(e);
 
     assertThat(line).isEqualTo(pattern(utc, e));
     assertThat(line)
