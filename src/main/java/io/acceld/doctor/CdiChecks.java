@@ -1,8 +1,8 @@
 package io.acceld.doctor;
 
-import com.fasterxml.jackson.core.JsonParseException;
 import io.acceld.config.AgentConfig;
 import io.acceld.config.Settings;
+import io.acceld.util.JsonSyntaxException;
 import io.acceld.util.JsonTrees;
 import java.io.IOException;
 import java.io.InputStream;
@@ -84,8 +84,8 @@ final class CdiChecks {
     Object spec;
     try {
       spec = JsonTrees.parse(bytes);
-    } catch (JsonParseException e) {
-      return Finding.fail(CHECK, subject, file + " is not JSON: " + e.getOriginalMessage(), fix);
+    } catch (JsonSyntaxException e) {
+      return Finding.fail(CHECK, subject, file + " is not JSON: " + e.getMessage(), fix);
     }
     List<String> violations = new ArrayList<>(CdiSchema.violations(spec));
     violations.addAll(CdiSchema.runtimeViolations(spec));

@@ -1,8 +1,8 @@
 package io.acceld.ledger;
 
-import com.fasterxml.jackson.core.JsonParseException;
 import io.acceld.inventory.ReplicaId;
 import io.acceld.util.AtomicFiles;
+import io.acceld.util.JsonSyntaxException;
 import io.acceld.util.JsonTrees;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
@@ -201,8 +201,8 @@ public final class LeaseCheckpoint {
     Object root;
     try {
       root = JsonTrees.parse(body);
-    } catch (JsonParseException e) {
-      throw new UnusableException("is not valid JSON: " + e.getOriginalMessage());
+    } catch (JsonSyntaxException e) {
+      throw new UnusableException("is not valid JSON: " + e.getMessage());
     }
     Object list = root instanceof Map<?, ?> m ? m.get("leases") : null;
     if (!(list instanceof List<?> entries)) {

@@ -1,7 +1,7 @@
 package io.acceld.mesos;
 
-import com.fasterxml.jackson.core.JsonParseException;
 import io.acceld.mesos.containment.FenceDescription;
+import io.acceld.util.JsonSyntaxException;
 import io.acceld.util.JsonTrees;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
@@ -22,7 +22,7 @@ final class ContainmentState {
     Map<String, Object> state;
     try {
       state = (Map<String, Object>) JsonTrees.parse(masterState.getBytes(StandardCharsets.UTF_8));
-    } catch (JsonParseException e) {
+    } catch (JsonSyntaxException e) {
       throw new IllegalStateException("the master's own /state is not JSON", e);
     }
     List<Object> containers = new ArrayList<>();

@@ -1,8 +1,8 @@
 package io.acceld.mesos.scheduler;
 
-import com.fasterxml.jackson.core.JsonParseException;
 import io.acceld.util.AtomicFiles;
 import io.acceld.util.GuardedBy;
+import io.acceld.util.JsonSyntaxException;
 import io.acceld.util.JsonTrees;
 import java.io.IOException;
 import java.nio.file.Files;
@@ -37,8 +37,8 @@ final class MasterIdentity {
       Object root;
       try {
         root = JsonTrees.parse(Files.readAllBytes(file));
-      } catch (JsonParseException e) {
-        throw new IOException(file + " is not JSON (" + e.getOriginalMessage() + ")", e);
+      } catch (JsonSyntaxException e) {
+        throw new IOException(file + " is not JSON (" + e.getMessage() + ")", e);
       }
       Map<?, ?> fields = root instanceof Map<?, ?> m ? m : Map.of();
       if (!(fields.get("master_id") instanceof String id) || id.isEmpty()) {

@@ -1,6 +1,5 @@
 package io.acceld.mesos.tasks;
 
-import com.fasterxml.jackson.core.JsonParseException;
 import com.google.protobuf.InvalidProtocolBufferException;
 import io.acceld.proto.mesos.v1.ExecutorID;
 import io.acceld.proto.mesos.v1.ExecutorInfo;
@@ -8,6 +7,7 @@ import io.acceld.proto.mesos.v1.FrameworkInfo;
 import io.acceld.proto.mesos.v1.TaskInfo;
 import io.acceld.proto.mesos.v1.TaskStatus;
 import io.acceld.util.AtomicFiles;
+import io.acceld.util.JsonSyntaxException;
 import io.acceld.util.JsonTrees;
 import java.io.IOException;
 import java.io.UncheckedIOException;
@@ -246,7 +246,7 @@ final class TaskCheckpoint implements AutoCloseable {
       Map<?, ?> root;
       try {
         root = JsonTrees.parse(bytes) instanceof Map<?, ?> m ? m : Map.of();
-      } catch (JsonParseException e) {
+      } catch (JsonSyntaxException e) {
         throw new IOException(what + " is not JSON", e);
       }
       if (!(root.get("format") instanceof Long format) || format != FORMAT) {

@@ -14,13 +14,13 @@ import com.google.protobuf.Descriptors.EnumValueDescriptor;
 import com.google.protobuf.Descriptors.FieldDescriptor;
 import com.google.protobuf.Message;
 import com.google.protobuf.MessageOrBuilder;
-import io.acceld.util.JsonTrees;
 import java.io.IOException;
 import java.io.StringWriter;
 import java.io.UncheckedIOException;
 import java.math.BigDecimal;
 import java.math.BigInteger;
 import java.nio.charset.StandardCharsets;
+import java.util.ArrayList;
 import java.util.Base64;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -66,7 +66,6 @@ public final class MesosJson {
         }
       };
 
-  private static final JsonTrees.Values VALUES = new JsonTrees.Values(JSON_NULL, true);
   private static final JsonFactory FACTORY =
       JsonFactory.builder().enable(JsonWriteFeature.ESCAPE_NON_ASCII).build();
   private static final BigInteger TWO_TO_64 = BigInteger.ONE.shiftLeft(64);
@@ -207,7 +206,7 @@ public final class MesosJson {
         return null;
       }
       // A repeated key keeps its first place and takes the last value, as stout's parser does.
-      Object value = JsonTrees.read(p, first, VALUES);
+      Object value = read(p, first);
       JsonToken trailing = p.nextToken();
       if (trailing != null) {
         // "{...} garbage" is not one JSON document, as it is not for stout
@@ -215,6 +214,55 @@ public final class MesosJson {
             p, "Trailing token (of type " + trailing + ") found after value: not allowed");
       }
       return value;
+    }
+  }
+
+  /**
+   * The value that starts at {@code token}, read to its end: objects as insertion-ordered maps (a
+   * repeated key keeps its first place and takes the last value), integers as {@code Long} or, past
+   * a long, {@code BigInteger}, and a JSON {@code null} as {@link #JSON_NULL}.
+   */
+  private static Object read(JsonParser p, JsonToken token) throws IOException {
+    if (token == null) {
+      throw new JsonParseException(p, "unexpected end of input");
+    }
+    switch (token) {
+      case START_OBJECT -> {
+        Map<String, Object> map = new LinkedHashMap<>();
+        for (JsonToken t = p.nextToken(); t != JsonToken.END_OBJECT; t = p.nextToken()) {
+          String key = p.currentName();
+          map.put(key, read(p, p.nextToken()));
+        }
+        return map;
+      }
+      case START_ARRAY -> {
+        List<Object> list = new ArrayList<>();
+        for (JsonToken t = p.nextToken(); t != JsonToken.END_ARRAY; t = p.nextToken()) {
+          list.add(read(p, t));
+        }
+        return list;
+      }
+      case VALUE_STRING -> {
+        return p.getText();
+      }
+      case VALUE_NUMBER_INT -> {
+        return p.getNumberType() == JsonParser.NumberType.BIG_INTEGER
+            ? p.getBigIntegerValue()
+            : (Object) p.getLongValue();
+      }
+      case VALUE_NUMBER_FLOAT -> {
+        return p.getDoubleValue();
+      }
+      case VALUE_TRUE -> {
+        return Boolean.TRUE;
+      }
+      case VALUE_FALSE -> {
+        return Boolean.FALSE;
+      }
+      case VALUE_NULL -> {
+        return JSON_NULL;
+      }
+      default -> throw new JsonParseException(p, "unexpected " + token);
     }
   }
 
