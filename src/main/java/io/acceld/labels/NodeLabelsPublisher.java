@@ -129,7 +129,12 @@ public final class NodeLabelsPublisher implements AutoCloseable {
       }
       log.info("Node labels: no feature file{}{}", off.startsWith(":") ? "" : " ", off);
     }
-    api.ifPresent(a -> log.info("Node labels: writing them to {} as well", a.describe()));
+    // Not api.ifPresent(lambda): linking a lambda that takes a NodeFeatureSink loads that class
+    // and, through it, Jackson's tree model (~330 KB of every node's class-data archive) on the
+    // nodes that never write a NodeFeature.
+    if (api.isPresent()) {
+      log.info("Node labels: writing them to {} as well", api.get().describe());
+    }
     NodeLabelsPublisher publisher = new NodeLabelsPublisher(usable, api, store, labels);
     store.subscribe(publisher.listener);
     publisher.changed(store.current(), null);
@@ -208,7 +213,9 @@ public final class NodeLabelsPublisher implements AutoCloseable {
     }
     reportRejected(set.rejected());
     file.ifPresent(f -> syncFile(f, set));
-    api.ifPresent(a -> syncApi(a, set));
+    if (api.isPresent()) { // not ifPresent: see start()
+      syncApi(api.get(), set);
+    }
   }
 
   private void syncFile(FeatureFileSync file, LabelSet set) {
