@@ -74,6 +74,31 @@ fi
 # The archive for heaps over 32 GiB (no compressed oops) is 10 MiB the agent's 64 MiB heap never uses.
 rm -f "$prefix/jre/lib/server/classes_nocoops.jsa"
 cp "$jar" "$prefix/lib/acceld.jar"
+
+# The jar's two native libraries for this runtime's architecture, beside it: JNA's dispatch library
+# and Netty's epoll transport. The launcher points both at lib/native, so neither extracts its copy
+# from the jar to /tmp on every start (which fails on a noexec /tmp, writes ~250 KB a start, and
+# makes the temporary names with a SecureRandom, loading the security providers).
+arch=$("$prefix/jre/bin/java" -XshowSettings:properties -version 2>&1 | sed -n 's/^ *os\.arch = //p')
+case $arch in
+  x86_64 | amd64) jna_dir=linux-x86-64 netty_arch=x86_64 ;;
+  aarch64) jna_dir=linux-aarch64 netty_arch=aarch_64 ;;
+  *) jna_dir='' netty_arch='' ;;
+esac
+if [ -n "$jna_dir" ]; then
+  natives="$prefix/lib/native"
+  unpack=$(mktemp -d)
+  (cd "$unpack" && "${jdk_bin}jar" xf "$prefix/lib/acceld.jar" \
+    "com/sun/jna/$jna_dir/libjnidispatch.so" \
+    "META-INF/native/libio_grpc_netty_shaded_netty_transport_native_epoll_$netty_arch.so")
+  mkdir -p "$natives"
+  install -m 0755 "$unpack/com/sun/jna/$jna_dir/libjnidispatch.so" "$natives/"
+  install -m 0755 "$unpack"/META-INF/native/*.so "$natives/"
+  rm -rf "$unpack"
+  log "native libraries: $(cd "$natives" && echo *)"
+else
+  log "native libraries: none for $arch; JNA and Netty extract theirs at each start"
+fi
 install -m 0755 "$here/../bin/acceld" "$prefix/bin/acceld"
 log "runtime: $(du -sh "$prefix/jre" | cut -f1) in $prefix/jre (jlink $release)"
 

@@ -42,11 +42,20 @@ public final class Main implements Runnable {
    * registers those by loading and initialising each class: ~50 classes of {@code java.time}, its
    * formatters among them, in every node's class-data archive and RSS (~0.4 MiB).
    */
+  static final String JNA_PLATFORM_PATH = "jna.platform.library.path";
+
   static final String UNUSED_CONVERTERS = "java\\.time\\..*,java\\.sql\\..*";
 
   static {
     if (System.getProperty("picocli.converters.excludes") == null) {
       System.setProperty("picocli.converters.excludes", UNUSED_CONVERTERS);
+    }
+    // JNA's search path beyond what dlopen(3) searches itself. Unset, JNA fills it on its first
+    // load by running /sbin/ldconfig -p: a child process on every start (and Process, its reaper
+    // and the fork-join pool loaded for it), for directories that are the dynamic linker's cache,
+    // which dlopen, tried first, already searches. An operator's -D setting still wins.
+    if (System.getProperty(JNA_PLATFORM_PATH) == null) {
+      System.setProperty(JNA_PLATFORM_PATH, "");
     }
     // Before the first logger, below: SLF4J reads both once, when it initialises. The provider
     // named this way is announced on stderr at SLF4J's INFO; its warnings and errors still print.

@@ -272,6 +272,42 @@ class ReleaseIT {
     }
 
     @Test
+    void theTreeLoadsJnaAndNettysNativeLibrariesFromItselfNotFromTemporaryCopies()
+        throws Exception {
+      Path prefix = RuntimeImage.prefix();
+      assertThat(prefix.resolve("lib/native/libjnidispatch.so")).isNotEmptyFile();
+      // The temporary directory an operator's node may mount noexec: nothing of the agent's own
+      // is extracted there (the simulated node's NVML double, a test fixture, is).
+      Path tmp = Files.createDirectory(dir.resolve("tmp"));
+      try (KubeletDouble kubelet = KubeletDouble.start(dir.resolve("kubelet/device-plugins"))) {
+        Process agent =
+            launchWithJvmFlags(
+                prefix,
+                "-Xshare:on -Djava.io.tmpdir=" + tmp,
+                "run",
+                "--simulate",
+                "--device-plugin-dir",
+                kubelet.deviceDir().toString(),
+                "--metrics-address",
+                "127.0.0.1:0");
+        try {
+          assertThat(
+                  kubelet.awaitDevices(
+                      "nvidia.com/gpu", d -> d.size() == 8, Duration.ofSeconds(60)))
+              .hasSize(8);
+          assertThat(err()).contains("with epoll");
+          try (var left = Files.list(tmp)) {
+            assertThat(left.map(p -> p.getFileName().toString()))
+                .allMatch(name -> name.startsWith("acceld-simulate-"), "only the NVML double");
+          }
+        } finally {
+          agent.destroyForcibly();
+          Waits.exited(agent, Duration.ofSeconds(10));
+        }
+      }
+    }
+
+    @Test
     void theJlinkedRuntimeSeesTheGpusThroughNvmlAndKeepsStdoutClean() throws Exception {
       Path prefix = RuntimeImage.prefix();
       Process devices = launch(prefix, "devices", "--simulate", "--json");
