@@ -3,6 +3,8 @@ package io.acceld.simulate;
 import io.acceld.config.MigLayout;
 import io.acceld.config.Setting;
 import io.acceld.config.Settings;
+import io.acceld.util.AtomicFiles;
+import io.acceld.util.UniquePaths;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.file.Files;
@@ -60,11 +62,21 @@ public final class SimulatedNode implements AutoCloseable {
    */
   private static Path newDirectory(Path parent, String prefix) throws IOException {
     try {
-      return Files.createTempDirectory(parent, prefix);
+      return ownerOnlyDirectory(parent, prefix);
     } catch (IOException | UnsupportedOperationException e) {
       log.debug("--simulate-dir {} is not usable ({}); using the temporary directory", parent, e);
-      return Files.createTempDirectory(prefix);
+      return ownerOnlyDirectory(Path.of(System.getProperty("java.io.tmpdir")), prefix);
     }
+  }
+
+  private static Path ownerOnlyDirectory(Path parent, String prefix) throws IOException {
+    return UniquePaths.create(
+        parent,
+        prefix,
+        "",
+        path ->
+            Files.createDirectory(
+                path, PosixFilePermissions.asFileAttribute(AtomicFiles.DIRECTORY_OWNER_ONLY)));
   }
 
   /**
@@ -106,7 +118,9 @@ public final class SimulatedNode implements AutoCloseable {
       Optional<Path> built = withNvml ? locateDouble(env) : Optional.empty();
       Optional<Path> nvmlRoot =
           built.isPresent()
-              ? Optional.of(Files.createTempDirectory("acceld-simulate-"))
+              ? Optional.of(
+                  ownerOnlyDirectory(
+                      Path.of(System.getProperty("java.io.tmpdir")), "acceld-simulate-"))
               : Optional.empty();
       Optional<Path> library =
           built.map(lib -> installDouble(lib, nvmlRoot.orElseThrow().resolve("nvml"), node));

@@ -54,7 +54,11 @@ public final class AtomicFiles {
     Path dir = target.toAbsolutePath().getParent();
     String prefix = "." + target.getFileName() + ".";
     Path temp =
-        Files.createTempFile(dir, prefix, TEMP_SUFFIX, PosixFilePermissions.asFileAttribute(mode));
+        UniquePaths.create(
+            dir,
+            prefix,
+            TEMP_SUFFIX,
+            path -> Files.createFile(path, PosixFilePermissions.asFileAttribute(mode)));
     try {
       Files.setPosixFilePermissions(temp, mode);
       try (FileChannel out = FileChannel.open(temp, StandardOpenOption.WRITE)) {

@@ -30,6 +30,18 @@ class FixturesTest {
   }
 
   @Test
+  void gpuUuidsAreStableDistinctAndShapedAsNvidiaPrintsThem() {
+    Set<String> seen = new HashSet<>();
+    for (int i = 0; i < 4096; i++) {
+      String uuid = Fixtures.gpuUuid(i);
+      assertThat(uuid)
+          .matches("GPU-[0-9a-f]{8}-[0-9a-f]{4}-8[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}")
+          .isEqualTo(Fixtures.gpuUuid(i));
+      assertThat(seen.add(uuid)).as("GPU %d's UUID %s is new", i, uuid).isTrue();
+    }
+  }
+
+  @Test
   void sixtyFourGpusHaveUniqueUuidsBusIdsMinorsAndDeviceNodes() {
     FixtureNode node = sixtyFour;
 
