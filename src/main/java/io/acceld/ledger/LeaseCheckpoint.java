@@ -4,18 +4,16 @@ import io.acceld.inventory.ReplicaId;
 import io.acceld.util.AtomicFiles;
 import io.acceld.util.JsonSyntaxException;
 import io.acceld.util.JsonTrees;
+import io.acceld.util.Sha256;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
 import java.nio.file.StandardCopyOption;
-import java.security.MessageDigest;
-import java.security.NoSuchAlgorithmException;
 import java.time.Instant;
 import java.time.format.DateTimeParseException;
 import java.util.ArrayList;
-import java.util.HexFormat;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -282,10 +280,6 @@ public final class LeaseCheckpoint {
   }
 
   private static String sha256(byte[] body) {
-    try {
-      return HexFormat.of().formatHex(MessageDigest.getInstance("SHA-256").digest(body));
-    } catch (NoSuchAlgorithmException e) {
-      throw new IllegalStateException("every JDK has SHA-256", e);
-    }
+    return Sha256.hex(body);
   }
 }
