@@ -95,6 +95,9 @@ if [ -n "$jna_dir" ]; then
   install -m 0755 "$unpack/com/sun/jna/$jna_dir/libjnidispatch.so" "$natives/"
   install -m 0755 "$unpack"/META-INF/native/*.so "$natives/"
   rm -rf "$unpack"
+  if command -v strip >/dev/null 2>&1; then
+    strip --strip-unneeded "$natives"/*.so
+  fi
   log "native libraries: $(cd "$natives" && echo *)"
 else
   log "native libraries: none for $arch; JNA and Netty extract theirs at each start"
