@@ -42,9 +42,10 @@ public final class Main implements Runnable {
    * registers those by loading and initialising each class: ~50 classes of {@code java.time}, its
    * formatters among them, in every node's class-data archive and RSS (~0.4 MiB).
    */
-  static final String JNA_PLATFORM_PATH = "jna.platform.library.path";
-
   static final String UNUSED_CONVERTERS = "java\\.time\\..*,java\\.sql\\..*";
+
+  /** JNA's platform library path, which the agent sets unless the operator did (see below). */
+  static final String JNA_PLATFORM_PATH = "jna.platform.library.path";
 
   static {
     if (System.getProperty("picocli.converters.excludes") == null) {

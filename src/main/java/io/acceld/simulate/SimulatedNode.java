@@ -65,8 +65,12 @@ public final class SimulatedNode implements AutoCloseable {
       return ownerOnlyDirectory(parent, prefix);
     } catch (IOException | UnsupportedOperationException e) {
       log.debug("--simulate-dir {} is not usable ({}); using the temporary directory", parent, e);
-      return ownerOnlyDirectory(Path.of(System.getProperty("java.io.tmpdir")), prefix);
+      return ownerOnlyDirectory(javaTmpdir(), prefix);
     }
+  }
+
+  private static Path javaTmpdir() {
+    return Path.of(System.getProperty("java.io.tmpdir"));
   }
 
   private static Path ownerOnlyDirectory(Path parent, String prefix) throws IOException {
@@ -118,9 +122,7 @@ public final class SimulatedNode implements AutoCloseable {
       Optional<Path> built = withNvml ? locateDouble(env) : Optional.empty();
       Optional<Path> nvmlRoot =
           built.isPresent()
-              ? Optional.of(
-                  ownerOnlyDirectory(
-                      Path.of(System.getProperty("java.io.tmpdir")), "acceld-simulate-"))
+              ? Optional.of(ownerOnlyDirectory(javaTmpdir(), "acceld-simulate-"))
               : Optional.empty();
       Optional<Path> library =
           built.map(lib -> installDouble(lib, nvmlRoot.orElseThrow().resolve("nvml"), node));
