@@ -92,8 +92,8 @@ if [ -n "$jna_dir" ]; then
     "com/sun/jna/$jna_dir/libjnidispatch.so" \
     "META-INF/native/libio_grpc_netty_shaded_netty_transport_native_epoll_$netty_arch.so")
   mkdir -p "$natives"
-  install -m 0755 "$unpack/com/sun/jna/$jna_dir/libjnidispatch.so" "$natives/"
-  install -m 0755 "$unpack"/META-INF/native/*.so "$natives/"
+  install -m 0644 "$unpack/com/sun/jna/$jna_dir/libjnidispatch.so" "$natives/"
+  install -m 0644 "$unpack"/META-INF/native/*.so "$natives/"
   rm -rf "$unpack"
   if command -v strip >/dev/null 2>&1; then
     strip --strip-unneeded "$natives"/*.so
