@@ -223,6 +223,20 @@ class ReleaseIT {
       return builder.start();
     }
 
+    /** {@code run --simulate} of the tree at {@code prefix}, registering with {@code kubelet}. */
+    private Process runAgainst(Path prefix, KubeletDouble kubelet, String jvmFlags)
+        throws Exception {
+      return launchWithJvmFlags(
+          prefix,
+          jvmFlags,
+          "run",
+          "--simulate",
+          "--device-plugin-dir",
+          kubelet.deviceDir().toString(),
+          "--metrics-address",
+          "127.0.0.1:0");
+    }
+
     private String out() throws Exception {
       return RuntimeImage.read(dir.resolve("out.txt"));
     }
@@ -235,15 +249,7 @@ class ReleaseIT {
     void theJlinkedRuntimeRegistersWithTheKubeletAndStopsCleanlyOnSigterm() throws Exception {
       Path prefix = RuntimeImage.prefix();
       try (KubeletDouble kubelet = KubeletDouble.start(dir.resolve("kubelet/device-plugins"))) {
-        Process agent =
-            launch(
-                prefix,
-                "run",
-                "--simulate",
-                "--device-plugin-dir",
-                kubelet.deviceDir().toString(),
-                "--metrics-address",
-                "127.0.0.1:0");
+        Process agent = runAgainst(prefix, kubelet, "-Xshare:on");
         try {
           kubelet.awaitRegistered("nvidia.com/gpu", Duration.ofSeconds(60));
           // The launcher exec'd the jlinked java: the registered process is that runtime, not the
@@ -280,16 +286,7 @@ class ReleaseIT {
       // is extracted there (the simulated node's NVML double, a test fixture, is).
       Path tmp = Files.createDirectory(dir.resolve("tmp"));
       try (KubeletDouble kubelet = KubeletDouble.start(dir.resolve("kubelet/device-plugins"))) {
-        Process agent =
-            launchWithJvmFlags(
-                prefix,
-                "-Xshare:on -Djava.io.tmpdir=" + tmp,
-                "run",
-                "--simulate",
-                "--device-plugin-dir",
-                kubelet.deviceDir().toString(),
-                "--metrics-address",
-                "127.0.0.1:0");
+        Process agent = runAgainst(prefix, kubelet, "-Xshare:on -Djava.io.tmpdir=" + tmp);
         try {
           assertThat(
                   kubelet.awaitDevices(

@@ -7,16 +7,11 @@ import io.acceld.proto.deviceplugin.v1beta1.AllocateRequest;
 import io.acceld.proto.deviceplugin.v1beta1.AllocateResponse;
 import io.acceld.proto.deviceplugin.v1beta1.DevicePluginGrpc;
 import io.grpc.ManagedChannel;
-import io.grpc.Server;
 import io.grpc.Status;
 import io.grpc.StatusRuntimeException;
 import io.grpc.stub.StreamObserver;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
-import java.util.List;
-import java.util.concurrent.ExecutorService;
-import java.util.concurrent.Executors;
-import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -25,21 +20,11 @@ import org.junit.jupiter.api.io.TempDir;
 class BoundedStatusIT {
   @TempDir Path dir;
 
-  private final UnixGrpc grpc = new UnixGrpc("test-bounded-status", 1);
-  private final ExecutorService executor = Executors.newSingleThreadExecutor();
-  private Server server;
-  private ManagedChannel channel;
+  private final ServedPlugin served = new ServedPlugin("test-bounded-status");
 
   @AfterEach
   void close() throws Exception {
-    if (channel != null) {
-      channel.shutdownNow().awaitTermination(5, TimeUnit.SECONDS);
-    }
-    if (server != null) {
-      server.shutdownNow().awaitTermination(5, TimeUnit.SECONDS);
-    }
-    executor.shutdownNow();
-    grpc.close();
+    served.close();
   }
 
   private StatusRuntimeException failWith(String description) throws Exception {
@@ -52,8 +37,7 @@ class BoundedStatusIT {
                 Status.FAILED_PRECONDITION.withDescription(description).asRuntimeException());
           }
         };
-    server = grpc.startServer(socket, List.of(plugin), List.of(), executor);
-    channel = grpc.channel(socket);
+    ManagedChannel channel = served.serve(socket, plugin);
     Throwable thrown =
         org.assertj.core.api.Assertions.catchThrowable(
             () ->

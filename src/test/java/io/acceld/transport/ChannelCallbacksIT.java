@@ -6,13 +6,9 @@ import io.acceld.proto.deviceplugin.v1beta1.AllocateRequest;
 import io.acceld.proto.deviceplugin.v1beta1.AllocateResponse;
 import io.acceld.proto.deviceplugin.v1beta1.DevicePluginGrpc;
 import io.grpc.ManagedChannel;
-import io.grpc.Server;
 import io.grpc.stub.StreamObserver;
 import java.nio.file.Path;
-import java.util.List;
 import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.ExecutorService;
-import java.util.concurrent.Executors;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
@@ -25,36 +21,17 @@ import org.junit.jupiter.api.io.TempDir;
 class ChannelCallbacksIT {
   @TempDir Path dir;
 
-  private final UnixGrpc grpc = new UnixGrpc("test-callbacks", 1);
-  private final ExecutorService executor = Executors.newSingleThreadExecutor();
-  private Server server;
-  private ManagedChannel channel;
+  private final ServedPlugin plugin = new ServedPlugin("test-callbacks");
 
   @AfterEach
   void close() throws Exception {
-    if (channel != null) {
-      channel.shutdownNow().awaitTermination(5, TimeUnit.SECONDS);
-    }
-    if (server != null) {
-      server.shutdownNow().awaitTermination(5, TimeUnit.SECONDS);
-    }
-    executor.shutdownNow();
-    grpc.close();
+    plugin.close();
   }
 
   @Test
   void anAsyncCallsAnswerArrivesOnTheTransportsNamedCallbackThread() throws Exception {
-    Path socket = dir.resolve("plugin.sock");
-    DevicePluginGrpc.DevicePluginImplBase plugin =
-        new DevicePluginGrpc.DevicePluginImplBase() {
-          @Override
-          public void allocate(AllocateRequest request, StreamObserver<AllocateResponse> out) {
-            out.onNext(AllocateResponse.getDefaultInstance());
-            out.onCompleted();
-          }
-        };
-    server = grpc.startServer(socket, List.of(plugin), List.of(), executor);
-    channel = grpc.channel(socket);
+    ManagedChannel channel =
+        plugin.serve(dir.resolve("plugin.sock"), ServedPlugin.answeringAllocate());
     CompletableFuture<String> answeredOn = new CompletableFuture<>();
     DevicePluginGrpc.newStub(channel)
         .allocate(

@@ -10,17 +10,13 @@ import io.acceld.testing.LogCapture;
 import io.grpc.CallOptions;
 import io.grpc.ManagedChannel;
 import io.grpc.MethodDescriptor;
-import io.grpc.Server;
 import io.grpc.Status;
 import io.grpc.StatusRuntimeException;
 import io.grpc.stub.ClientCalls;
-import io.grpc.stub.StreamObserver;
 import java.io.IOException;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.concurrent.ExecutorService;
-import java.util.concurrent.Executors;
 import java.util.concurrent.TimeUnit;
 import java.util.logging.Handler;
 import java.util.logging.LogRecord;
@@ -36,8 +32,7 @@ import org.junit.jupiter.api.io.TempDir;
 class MalformedRequestsIT {
   @TempDir Path dir;
 
-  private final UnixGrpc grpc = new UnixGrpc("test-malformed", 1);
-  private final ExecutorService executor = Executors.newFixedThreadPool(2);
+  private final ServedPlugin served = new ServedPlugin("test-malformed");
   private final List<LogRecord> grpcLogs = new ArrayList<>();
   private final Handler grpcLogHandler =
       new Handler() {
@@ -52,32 +47,18 @@ class MalformedRequestsIT {
         @Override
         public void close() {}
       };
-  private Server server;
   private ManagedChannel channel;
 
   @BeforeEach
   void start() throws IOException {
     java.util.logging.Logger.getLogger("io.grpc").addHandler(grpcLogHandler);
-    Path socket = dir.resolve("plugin.sock");
-    DevicePluginGrpc.DevicePluginImplBase plugin =
-        new DevicePluginGrpc.DevicePluginImplBase() {
-          @Override
-          public void allocate(AllocateRequest request, StreamObserver<AllocateResponse> out) {
-            out.onNext(AllocateResponse.getDefaultInstance());
-            out.onCompleted();
-          }
-        };
-    server = grpc.startServer(socket, List.of(plugin), List.of(), executor);
-    channel = grpc.channel(socket);
+    channel = served.serve(dir.resolve("plugin.sock"), ServedPlugin.answeringAllocate());
   }
 
   @AfterEach
   void stop() throws InterruptedException {
     java.util.logging.Logger.getLogger("io.grpc").removeHandler(grpcLogHandler);
-    channel.shutdownNow().awaitTermination(5, TimeUnit.SECONDS);
-    server.shutdownNow().awaitTermination(5, TimeUnit.SECONDS);
-    executor.shutdownNow();
-    grpc.close();
+    served.close();
   }
 
   @Test
