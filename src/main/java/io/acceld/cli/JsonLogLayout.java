@@ -4,7 +4,6 @@ import ch.qos.logback.classic.spi.ILoggingEvent;
 import ch.qos.logback.classic.spi.IThrowableProxy;
 import ch.qos.logback.classic.spi.ThrowableProxyUtil;
 import ch.qos.logback.core.LayoutBase;
-import java.time.Instant;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -30,7 +29,7 @@ public final class JsonLogLayout extends LayoutBase<ILoggingEvent> {
   @Override
   public String doLayout(ILoggingEvent event) {
     Map<String, String> fields = new LinkedHashMap<>();
-    fields.put("timestamp", Instant.ofEpochMilli(event.getTimeStamp()).toString());
+    fields.put("timestamp", LogTimestamps.utc(event.getTimeStamp()));
     fields.put("level", event.getLevel().toString());
     fields.put("logger", event.getLoggerName());
     fields.put("thread", event.getThreadName());
