@@ -114,7 +114,7 @@ public final class LeaseCheckpoint {
     }
     byte[] body = new byte[bodyLength];
     System.arraycopy(bytes, bodyStart, body, 0, bodyLength);
-    if (!sha256(body).equals(sha)) {
+    if (!Sha256.hex(body).equals(sha)) {
       throw new UnusableException("is corrupt: its checksum does not match its content");
     }
     return parse(body);
@@ -124,7 +124,7 @@ public final class LeaseCheckpoint {
   public void write(Availability snapshot) throws IOException {
     byte[] body = render(snapshot);
     String header =
-        MAGIC + " " + FORMAT + " bytes=" + body.length + " sha256=" + sha256(body) + "\n";
+        MAGIC + " " + FORMAT + " bytes=" + body.length + " sha256=" + Sha256.hex(body) + "\n";
     byte[] head = header.getBytes(StandardCharsets.US_ASCII);
     byte[] content = new byte[head.length + body.length];
     System.arraycopy(head, 0, content, 0, head.length);
@@ -277,9 +277,5 @@ public final class LeaseCheckpoint {
       }
     }
     return -1;
-  }
-
-  private static String sha256(byte[] body) {
-    return Sha256.hex(body);
   }
 }
