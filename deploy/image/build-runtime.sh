@@ -102,6 +102,29 @@ if [ -n "$jna_dir" ]; then
 else
   log "native libraries: none for $arch; JNA and Netty extract theirs at each start"
 fi
+# JVM flags that hold for this runtime's build and architecture alone, for the launcher to add
+# (one line, in jre/lib/acceld.flags). Each Java thread touches its whole stack shadow zone when it
+# starts (the JVM bangs every page of it before running Java code): 20 pages, 80 KiB, resident for
+# every one of the agent's ~30 threads. The JDK's own minimum on x86-64 is 10 pages; its default of
+# 20 was sized for the old socket implementation's 64 KiB stack buffer, which Java 17 no longer
+# uses. The launcher cannot ask for 10 everywhere: on aarch64 the minimum is the default, 20, and
+# a flag out of range stops the JVM. So the runtime is asked for its own range, here, once.
+flags_file="$prefix/jre/lib/acceld.flags"
+shadow=$("$prefix/jre/bin/java" -XX:+PrintFlagsRanges -version 2>/dev/null |
+  awk '$2 == "StackShadowPages" && $3 == "[" { print $4 }')
+shadow_default=$("$prefix/jre/bin/java" -XX:+PrintFlagsFinal -version 2>/dev/null |
+  awk '$2 == "StackShadowPages" && $3 == "=" { print $4 }')
+case $shadow$shadow_default in
+  *[!0-9]* | '') log "runtime flags: none (no StackShadowPages range from this runtime)" ;;
+  *)
+    if [ "$shadow" -lt "$shadow_default" ]; then
+      printf '%s\n' "-XX:StackShadowPages=$shadow" >"$flags_file"
+      log "runtime flags: $(cat "$flags_file") (the default is $shadow_default)"
+    else
+      log "runtime flags: none (StackShadowPages is $shadow_default at least on $arch)"
+    fi
+    ;;
+esac
 install -m 0755 "$here/../bin/acceld" "$prefix/bin/acceld"
 log "runtime: $(du -sh "$prefix/jre" | cut -f1) in $prefix/jre (jlink $release)"
 

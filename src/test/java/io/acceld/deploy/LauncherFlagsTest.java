@@ -8,6 +8,7 @@ import java.nio.file.Path;
 import java.nio.file.attribute.PosixFilePermissions;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.CsvSource;
@@ -45,6 +46,26 @@ class LauncherFlagsTest {
       assertThat(args).noneMatch(a -> a.startsWith("-XX:TrimNativeHeapInterval"));
     }
     assertThat(args.contains("-XX:+UseCompactObjectHeaders")).isEqualTo(compact);
+  }
+
+  @Test
+  void theRuntimesOwnFlagsFileIsAddedAndAnEmptyOneAddsNothing() throws Exception {
+    Path lib = Files.createDirectories(dir.resolve("jdk-17.0.15/lib"));
+    Files.writeString(lib.resolve("acceld.flags"), "-XX:StackShadowPages=10\n");
+    List<String> args = launch("17.0.15");
+    assertThat(args).containsSubsequence("-XX:+UseSerialGC", "-XX:StackShadowPages=10", "-jar");
+
+    Files.writeString(lib.resolve("acceld.flags"), "");
+    assertThat(launch("17.0.15"))
+        .noneMatch(a -> a.startsWith("-XX:StackShadowPages"))
+        .noneMatch(String::isBlank);
+  }
+
+  @Test
+  void withoutAFlagsFileTheShadowZoneIsTheRuntimesDefault() throws Exception {
+    // A JDK from PATH or JAVA_HOME: its architecture is not known here, and 10 pages is out of
+    // range on aarch64, where the JVM would refuse to start.
+    assertThat(launch("21.0.4")).noneMatch(a -> a.startsWith("-XX:StackShadowPages"));
   }
 
   private List<String> launch(String version) throws Exception {

@@ -256,6 +256,16 @@ class ReleaseIT {
           // JDK running this test.
           assertThat(Path.of("/proc", Long.toString(agent.pid()), "exe").toRealPath())
               .isEqualTo(prefix.resolve("jre/bin/java").toRealPath());
+          if (System.getProperty("os.arch").equals("amd64")) {
+            // build-runtime.sh asked the runtime for its smallest stack shadow zone, and the JVM
+            // that registered was started with it (40 KiB less resident stack a Java thread).
+            assertThat(prefix.resolve("jre/lib/acceld.flags"))
+                .hasContent("-XX:StackShadowPages=10");
+            assertThat(
+                    Files.readString(Path.of("/proc", Long.toString(agent.pid()), "cmdline"))
+                        .split("\0"))
+                .contains("-XX:StackShadowPages=10");
+          }
           assertThat(
                   kubelet.awaitDevices(
                       "nvidia.com/gpu", d -> d.size() == 8, Duration.ofSeconds(30)))
