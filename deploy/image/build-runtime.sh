@@ -41,9 +41,19 @@ log() { echo "build-runtime: $*"; }
 #    through JUL, bridged to SLF4J) and java.xml (Logback parses an operator's
 #    -Dlogback.configurationFile with SAX; its own set-up is code, cli/LogbackDefaults).
 #    jdk.management backs the process CPU metrics, which are loaded reflectively.
+#    jdk.crypto.ec is the SunEC provider up to Java 21 (22 moved it into java.base): a service
+#    provider, so jdeps never names it, and without it TLS has neither ECDHE nor ECDSA. A JDK
+#    server settles for finite-field DH and RSA, so a JDK test double shakes hands regardless; Go's
+#    TLS (the kube-apiserver) offers only X25519 and the NIST curves, so DRA could not reach a real
+#    API server at all.
 found=$("${jdk_bin}jdeps" --ignore-missing-deps --multi-release 17 --print-module-deps "$jar")
+release=$("${jdk_bin}jlink" --version)
+case $release in
+  17.* | 18.* | 19.* | 20.* | 21.*) providers=jdk.crypto.ec ;;
+  *) providers= ;;
+esac
 modules=$(
-  { tr ',' '\n' <<<"$found"; printf '%s\n' java.logging java.xml java.management jdk.management; } |
+  { tr ',' '\n' <<<"$found"; printf '%s\n' java.logging java.xml java.management jdk.management ${providers:+"$providers"}; } |
     grep -v -x -e java.desktop -e java.sql | sort -u | paste -sd, -
 )
 log "jdeps: $found"
@@ -52,7 +62,6 @@ log "modules: $modules"
 # 2. The runtime. --generate-cds-archive writes the JDK's own base CDS archive into the image, for a
 #    java run without the agent's archive (ACCELD_SKIP_CDS, `java -jar` by hand); the launcher
 #    maps the AppCDS archive made below instead.
-release=$("${jdk_bin}jlink" --version)
 case $release in
   17.* | 18.* | 19.* | 20.*) compress=--compress=2 ;;
   *) compress=--compress=zip-6 ;;

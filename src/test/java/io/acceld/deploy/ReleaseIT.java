@@ -1,14 +1,19 @@
 package io.acceld.deploy;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import io.acceld.testing.Command;
+import io.acceld.testing.Eventually;
 import io.acceld.testing.Waits;
 import io.acceld.testing.kubelet.KubeletDouble;
 import io.acceld.util.BuildInfo;
 import java.io.IOException;
+import java.io.InputStream;
+import java.net.InetSocketAddress;
+import java.net.Socket;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.attribute.PosixFilePermissions;
@@ -16,6 +21,10 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
+import java.util.jar.Attributes;
+import java.util.jar.JarEntry;
+import java.util.jar.JarOutputStream;
+import java.util.jar.Manifest;
 import org.junit.jupiter.api.Nested;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -338,6 +347,110 @@ class ReleaseIT {
               .toList();
       assertThat(modules).singleElement().asString().doesNotContain("java.desktop", "java.sql");
       assertThat(prefix.resolve("jre/lib/acceld.jsa")).isNotEmptyFile();
+    }
+
+    @Test
+    void theRuntimeShakesHandsWithAServerThatOffersOnlyWhatGosTlsOffers() throws Exception {
+      // The kube-apiserver's TLS (Go) has no finite-field DH: X25519 and the NIST curves for the
+      // key exchange, and here an ECDSA certificate, as k3s and kubeadm's ECDSA option make. A JDK
+      // server, like the API stand-in of the DRA tests, would settle for what a runtime without
+      // the EC provider still has.
+      assumeTrue(Files.isExecutable(Path.of("/usr/bin/openssl")), "needs openssl");
+      Path key = dir.resolve("api.key");
+      Path crt = dir.resolve("api.crt");
+      Command.Result made =
+          Command.run(
+              dir,
+              "openssl",
+              "req",
+              "-x509",
+              "-newkey",
+              "ec",
+              "-pkeyopt",
+              "ec_paramgen_curve:P-256",
+              "-nodes",
+              "-keyout",
+              key.toString(),
+              "-out",
+              crt.toString(),
+              "-days",
+              "1",
+              "-subj",
+              "/CN=kube-apiserver",
+              "-addext",
+              "subjectAltName=IP:127.0.0.1");
+      assertThat(made.exitCode()).as(made.toString()).isZero();
+      int port = RuntimeImage.freePort();
+      Process server =
+          new ProcessBuilder(
+                  "openssl",
+                  "s_server",
+                  "-accept",
+                  "127.0.0.1:" + port,
+                  "-cert",
+                  crt.toString(),
+                  "-key",
+                  key.toString(),
+                  "-groups",
+                  "X25519:P-256",
+                  "-quiet")
+              .directory(dir.toFile())
+              .redirectErrorStream(true)
+              .redirectOutput(dir.resolve("s_server.txt").toFile())
+              .start();
+      try {
+        Eventually.await(
+            "openssl s_server listening", Duration.ofSeconds(30), () -> listening(port));
+
+        assertThat(
+                probe(RuntimeImage.prefix(), "handshake", Integer.toString(port), crt.toString()))
+            .startsWith("handshake: TLSv1.3 ");
+      } finally {
+        server.destroyForcibly();
+        server.waitFor();
+      }
+    }
+
+    private static boolean listening(int port) {
+      try (Socket socket = new Socket()) {
+        socket.connect(new InetSocketAddress("127.0.0.1", port), 1_000);
+        return true;
+      } catch (IOException e) {
+        return false;
+      }
+    }
+
+    /**
+     * {@link RuntimeTlsProbe} run by the tree's launcher in the agent jar's place (the launcher's
+     * flags, the runtime's own trust store), its one line of output.
+     */
+    private String probe(Path prefix, String... args) throws Exception {
+      Path jarFile = dir.resolve("probe.jar");
+      Manifest manifest = new Manifest();
+      manifest.getMainAttributes().put(Attributes.Name.MANIFEST_VERSION, "1.0");
+      manifest.getMainAttributes().put(Attributes.Name.MAIN_CLASS, RuntimeTlsProbe.class.getName());
+      String entry = RuntimeTlsProbe.class.getName().replace('.', '/') + ".class";
+      try (JarOutputStream jar = new JarOutputStream(Files.newOutputStream(jarFile), manifest);
+          InputStream bytes = RuntimeTlsProbe.class.getResourceAsStream("/" + entry)) {
+        jar.putNextEntry(new JarEntry(entry));
+        bytes.transferTo(jar);
+      }
+      List<String> command = new ArrayList<>(List.of(prefix.resolve("bin/acceld").toString()));
+      command.addAll(List.of(args));
+      ProcessBuilder builder =
+          new ProcessBuilder(command)
+              .directory(dir.toFile())
+              .redirectOutput(dir.resolve("out.txt").toFile())
+              .redirectError(dir.resolve("err.txt").toFile());
+      builder.environment().put("ACCELD_JAR", jarFile.toString());
+      builder.environment().remove("ACCELD_JVM_FLAGS");
+      builder.environment().remove("ACCELD_JVM_EXTRA_FLAGS");
+      builder.environment().remove("JAVA_HOME");
+      builder.environment().remove("ACCELD_JAVA");
+      Process run = builder.start();
+      assertThat(Waits.exited(run, Duration.ofSeconds(60))).isTrue();
+      assertThat(run.exitValue()).as(err()).isZero();
+      return out().strip();
     }
 
     @Test
