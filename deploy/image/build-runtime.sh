@@ -82,6 +82,26 @@ if command -v strip >/dev/null 2>&1; then
 fi
 # The archive for heaps over 32 GiB (no compressed oops) is 10 MiB the agent's 64 MiB heap never uses.
 rm -f "$prefix/jre/lib/server/classes_nocoops.jsa"
+# The JDK's CA bundle, under a name of its own, which the launcher gives the JVM as its default
+# trust store (javax.net.ssl.trustStore): whatever trusted the JDK's CAs still does (a kubeconfig
+# that names no CA, `acceld devices --agent https://...`). Why move it: at the first certificate
+# check the JDK parses every certificate in lib/security/cacerts to learn which anchors are "JDK
+# CAs" (sun.security.util.AnchorCertificates, for the jdkCA constraint and the host-name check),
+# and keeps their names: 1.8 MB of live heap, 1.4 MiB RSS on a DRA node, whose API server's CA is
+# the cluster's own and never one of them. The one constraint that used that knowledge, "SHA1 jdkCA
+# & usage TLSServer", becomes "SHA1 usage TLSServer": SHA-1-signed server certificates stay
+# refused, now whoever signed them (Go's TLS, so the kubelet and kubectl, refuses them too).
+security="$prefix/jre/lib/security"
+if [ -f "$security/cacerts" ]; then
+  mv "$security/cacerts" "$security/acceld-cacerts"
+  sed -i 's/SHA1 jdkCA & usage TLSServer/SHA1 usage TLSServer/' "$prefix/jre/conf/security/java.security"
+  # Any other jdkCA constraint would now match nothing: stop rather than ship a weaker policy.
+  if grep -v '^[[:space:]]*#' "$prefix/jre/conf/security/java.security" | grep -q jdkCA; then
+    echo "build-runtime: $prefix/jre/conf/security/java.security has a jdkCA constraint this script does not know; see the comment above this check" >&2
+    exit 1
+  fi
+  log "CA bundle: $security/acceld-cacerts, the launcher's javax.net.ssl.trustStore"
+fi
 cp "$jar" "$prefix/lib/acceld.jar"
 
 # The jar's two native libraries for this runtime's architecture, beside it: JNA's dispatch library

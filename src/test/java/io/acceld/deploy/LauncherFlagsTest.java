@@ -7,6 +7,7 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.attribute.PosixFilePermissions;
 import java.util.List;
+import java.util.Map;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -68,7 +69,31 @@ class LauncherFlagsTest {
     assertThat(launch("21.0.4")).noneMatch(a -> a.startsWith("-XX:StackShadowPages"));
   }
 
+  @Test
+  void theRuntimesMovedCaBundleIsTheTrustStoreEvenWithTheOperatorsOwnFlags() throws Exception {
+    Path security = Files.createDirectories(dir.resolve("jdk-17.0.15/lib/security"));
+    String trustStore = "-Djavax.net.ssl.trustStore=" + security.resolve("acceld-cacerts");
+    assertThat(launch("17.0.15")).noneMatch(a -> a.startsWith("-Djavax.net.ssl.trustStore"));
+
+    Files.writeString(security.resolve("acceld-cacerts"), "a key store");
+    assertThat(launch("17.0.15")).containsSubsequence("-XX:+UseSerialGC", trustStore, "-jar");
+    // ACCELD_JVM_FLAGS replaces the defaults, not the trust store: without it the JVM would trust
+    // no CA at all. An operator's own trust store, in the extra flags, comes after and wins.
+    assertThat(launch("17.0.15", Map.of("ACCELD_JVM_FLAGS", "-Xmx32m")))
+        .containsSubsequence("-Xmx32m", trustStore, "-jar")
+        .doesNotContain("-XX:+UseSerialGC");
+    assertThat(
+            launch(
+                "17.0.15",
+                Map.of("ACCELD_JVM_EXTRA_FLAGS", "-Djavax.net.ssl.trustStore=/etc/pki/mine")))
+        .containsSubsequence(trustStore, "-Djavax.net.ssl.trustStore=/etc/pki/mine", "-jar");
+  }
+
   private List<String> launch(String version) throws Exception {
+    return launch(version, Map.of());
+  }
+
+  private List<String> launch(String version, Map<String, String> environment) throws Exception {
     Path home = Files.createDirectories(dir.resolve("jdk-" + version));
     Files.createDirectories(home.resolve("bin"));
     Files.writeString(
@@ -85,6 +110,7 @@ class LauncherFlagsTest {
     pb.environment().put("ACCELD_JAR", jar.toString());
     pb.environment().remove("ACCELD_JVM_FLAGS");
     pb.environment().remove("ACCELD_JVM_EXTRA_FLAGS");
+    pb.environment().putAll(environment);
     pb.redirectErrorStream(true);
     Process p = pb.start();
     String out = new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8);

@@ -17,6 +17,7 @@ import java.net.Socket;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.attribute.PosixFilePermissions;
+import java.security.KeyStore;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -347,6 +348,29 @@ class ReleaseIT {
               .toList();
       assertThat(modules).singleElement().asString().doesNotContain("java.desktop", "java.sql");
       assertThat(prefix.resolve("jre/lib/acceld.jsa")).isNotEmptyFile();
+    }
+
+    @Test
+    void theJdksCasAreTheDefaultTrustFromTheirOwnFileAndSha1ServerCertificatesStayRefused()
+        throws Exception {
+      Path prefix = RuntimeImage.prefix();
+      Path security = prefix.resolve("jre/lib/security");
+      // Moved, so the JDK does not parse and keep every CA at the first certificate check.
+      assertThat(security.resolve("cacerts")).doesNotExist();
+      KeyStore bundle =
+          KeyStore.getInstance(security.resolve("acceld-cacerts").toFile(), (char[]) null);
+      assertThat(bundle.size()).isPositive();
+      List<String> policy =
+          Files.readAllLines(prefix.resolve("jre/conf/security/java.security")).stream()
+              .filter(line -> !line.stripLeading().startsWith("#"))
+              .toList();
+      assertThat(String.join("\n", policy))
+          .contains("SHA1 usage TLSServer")
+          .doesNotContain("jdkCA");
+
+      // What trusts the JDK's CAs (a kubeconfig that names none) still does, through the launcher
+      // as an operator runs it.
+      assertThat(probe(prefix, "anchors")).isEqualTo("default trust anchors: " + bundle.size());
     }
 
     @Test
