@@ -71,8 +71,11 @@ mkdir -p "$prefix/bin" "$prefix/lib"
 # Absolute from here on: the AppCDS archive records the class path it was dumped with, and a
 # relative one (PREFIX given as target/runtime-image) matches only when run from the same directory.
 prefix=$(cd "$prefix" && pwd)
+# --order-resources: the classes a node reads from lib/modules (not from the archive) first and
+# side by side, so that they share pages (see jimage-order.classlist).
 "${jdk_bin}jlink" --add-modules "$modules" --strip-debug --no-man-pages --no-header-files \
-  "$compress" --generate-cds-archive --output "$prefix/jre"
+  "$compress" --order-resources="**module-info.class,@$here/jimage-order.classlist" \
+  --generate-cds-archive --output "$prefix/jre"
 # jlink copies the JDK's native programs and libraries with their symbol tables; running them needs
 # only the dynamic symbols, which --strip-unneeded keeps (lintian flags the rest, and it is size).
 # Where binutils is missing, the tree is only larger.
