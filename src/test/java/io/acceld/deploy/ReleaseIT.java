@@ -22,10 +22,12 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 import java.util.jar.Attributes;
 import java.util.jar.JarEntry;
 import java.util.jar.JarOutputStream;
 import java.util.jar.Manifest;
+import java.util.stream.Collectors;
 import org.junit.jupiter.api.Nested;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -371,6 +373,47 @@ class ReleaseIT {
       // What trusts the JDK's CAs (a kubeconfig that names none) still does, through the launcher
       // as an operator runs it.
       assertThat(probe(prefix, "anchors")).isEqualTo("default trust anchors: " + bundle.size());
+    }
+
+    @Test
+    void theClassesANodeReadsFromLibModulesLieFirstInIt() throws Exception {
+      // jimage list --verbose: "offset size compressed name" per resource, under "Module: m".
+      Path jimage = Path.of(System.getProperty("java.home"), "bin", "jimage");
+      assumeTrue(Files.isExecutable(jimage), "needs the JDK's jimage");
+      Command.Result listing =
+          Command.run(
+              dir,
+              jimage.toString(),
+              "list",
+              "--verbose",
+              RuntimeImage.prefix().resolve("jre/lib/modules").toString());
+      Set<String> listed =
+          Files.readAllLines(Path.of("deploy/image/jimage-order.classlist")).stream()
+              .filter(line -> !line.startsWith("#") && !line.isBlank())
+              .map(line -> line + ".class")
+              .collect(Collectors.toSet());
+      long lastListed = -1;
+      long firstOther = Long.MAX_VALUE;
+      int found = 0;
+      for (String line : listing.ok().split("\n")) {
+        String[] fields = line.trim().split("\\s+");
+        if (fields.length != 4
+            || !fields[0].matches("\\d+")
+            || fields[3].endsWith("module-info.class")) {
+          continue;
+        }
+        long offset = Long.parseLong(fields[0]);
+        if (listed.contains(fields[3])) {
+          found++;
+          lastListed = Math.max(lastListed, offset);
+        } else {
+          firstOther = Math.min(firstOther, offset);
+        }
+      }
+      assertThat(found).as("listed classes in the runtime").isGreaterThan(listed.size() * 9 / 10);
+      assertThat(lastListed)
+          .as("the last listed class lies before every other resource")
+          .isLessThan(firstOther);
     }
 
     @Test
