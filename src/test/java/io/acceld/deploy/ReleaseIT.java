@@ -215,16 +215,20 @@ class ReleaseIT {
       return launchWithJvmFlags(prefix, "-Xshare:on", args);
     }
 
-    private Process launchWithJvmFlags(Path prefix, String jvmFlags, String... args)
-        throws Exception {
+    /** The tree's launcher with {@code args}, its output to out.txt and err.txt. */
+    private ProcessBuilder launcher(Path prefix, String... args) {
       List<String> command = new ArrayList<>(List.of(prefix.resolve("bin/acceld").toString()));
       command.addAll(List.of(args));
-      ProcessBuilder builder =
-          new ProcessBuilder(command)
-              // Not the checkout: systemd starts it in /, and the archive must not depend on it.
-              .directory(dir.toFile())
-              .redirectOutput(dir.resolve("out.txt").toFile())
-              .redirectError(dir.resolve("err.txt").toFile());
+      return new ProcessBuilder(command)
+          // Not the checkout: systemd starts it in /, and the archive must not depend on it.
+          .directory(dir.toFile())
+          .redirectOutput(dir.resolve("out.txt").toFile())
+          .redirectError(dir.resolve("err.txt").toFile());
+    }
+
+    private Process launchWithJvmFlags(Path prefix, String jvmFlags, String... args)
+        throws Exception {
+      ProcessBuilder builder = launcher(prefix, args);
       builder
           .environment()
           .put("ACCELD_NATIVE_PROBES", RuntimeImage.nativeProbes().toAbsolutePath().toString());
@@ -502,13 +506,7 @@ class ReleaseIT {
         jar.putNextEntry(new JarEntry(entry));
         bytes.transferTo(jar);
       }
-      List<String> command = new ArrayList<>(List.of(prefix.resolve("bin/acceld").toString()));
-      command.addAll(List.of(args));
-      ProcessBuilder builder =
-          new ProcessBuilder(command)
-              .directory(dir.toFile())
-              .redirectOutput(dir.resolve("out.txt").toFile())
-              .redirectError(dir.resolve("err.txt").toFile());
+      ProcessBuilder builder = launcher(prefix, args);
       builder.environment().put("ACCELD_JAR", jarFile.toString());
       builder.environment().remove("ACCELD_JVM_FLAGS");
       builder.environment().remove("ACCELD_JVM_EXTRA_FLAGS");
