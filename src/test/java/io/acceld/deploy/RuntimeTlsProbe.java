@@ -32,16 +32,16 @@ public final class RuntimeTlsProbe {
 
   public static void main(String[] args) throws Exception {
     switch (args[0]) {
-      case "anchors" -> System.out.println("default trust anchors: " + anchors(null));
+      case "anchors" -> System.out.println("default trust anchors: " + defaultAnchors());
       case "handshake" ->
           System.out.println(handshake(Integer.parseInt(args[1]), Path.of(args[2])));
       default -> throw new IllegalArgumentException("anchors | handshake PORT CA_PEM");
     }
   }
 
-  private static int anchors(KeyStore store) throws Exception {
+  private static int defaultAnchors() throws Exception {
     int anchors = 0;
-    for (TrustManager manager : trust(store)) {
+    for (TrustManager manager : trust(null)) {
       if (manager instanceof X509TrustManager x509) {
         anchors += x509.getAcceptedIssuers().length;
       }
@@ -49,6 +49,7 @@ public final class RuntimeTlsProbe {
     return anchors;
   }
 
+  /** The trust managers for {@code store}; for null, the JVM's default trust store. */
   private static TrustManager[] trust(KeyStore store) throws Exception {
     TrustManagerFactory factory =
         TrustManagerFactory.getInstance(TrustManagerFactory.getDefaultAlgorithm());
